@@ -1,0 +1,45 @@
+# gssl — the two commands: `make run` (set up and run the default workflow) and `make test`.
+PYTHON ?= python3
+VENV   ?= .venv
+BIN    := $(VENV)/bin
+CORES  ?= 2
+STAMP  := $(VENV)/.installed
+
+.PHONY: run test lint report ui bench clean help
+
+help:
+	@echo "make run    - create $(VENV), install, run the default workflow (config/config.yaml)"
+	@echo "make test   - create/update $(VENV), run the test suite"
+	@echo "make lint   - snakemake --lint"
+	@echo "make report - HTML report of the last run (results/report.html)"
+	@echo "make ui     - MLflow UI on results/mlflow.db (http://127.0.0.1:5000)"
+	@echo "make bench  - pipeline overhead benchmark"
+
+$(STAMP): pyproject.toml
+	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --upgrade pip
+	$(BIN)/python -m pip install --quiet -e '.[test]'
+	touch $(STAMP)
+
+run: $(STAMP)
+	$(BIN)/snakemake --cores $(CORES) --rerun-incomplete
+	$(BIN)/snakemake --cores 1 --report results/report.html
+	@echo "Tables: results/tables/  Plots: results/plots/  Report: results/report.html  MLflow UI: make ui"
+
+test: $(STAMP)
+	$(BIN)/python -m pytest -q
+
+lint: $(STAMP)
+	$(BIN)/snakemake --lint
+
+report: $(STAMP)
+	$(BIN)/snakemake --cores 1 --report results/report.html
+
+ui: $(STAMP)
+	$(BIN)/mlflow ui --backend-store-uri sqlite:///$(CURDIR)/results/mlflow.db --port 5000
+
+bench: $(STAMP)
+	$(BIN)/python benchmarks/pipeline_overhead.py
+
+clean:
+	rm -rf results resources logs .snakemake

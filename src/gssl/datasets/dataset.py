@@ -1,0 +1,47 @@
+"""The in-memory canonical form of a dataset."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+import scipy.sparse as sp
+
+from ..hashing import array_fingerprint
+
+
+@dataclass
+class Dataset:
+    """A labelled dataset in canonical form.
+
+    name: registry name (views keep the parent's name and record the view in ``meta["view"]``).
+    X: features (n, d): dense float ndarray (float64, or float32 for the large IDX image sets) or CSR;
+       None for graph-only datasets (``20news``).
+    y: int64 labels in 0..C-1.
+    classes: str array of the C class names, in label order (``classes[y[i]]`` names point i).
+    W: symmetric CSR adjacency for graph-only datasets, else None.
+    meta: JSON-serialisable facts (source, n_train, generator params, view, ...).
+    """
+
+    name: str
+    X: np.ndarray | sp.csr_matrix | None
+    y: np.ndarray
+    classes: np.ndarray
+    W: sp.csr_matrix | None = None
+    meta: dict = field(default_factory=dict)
+
+    @property
+    def fingerprint(self) -> str:
+        """sha256 of the canonical arrays: ``array_fingerprint(X, y, W)``."""
+        return array_fingerprint(self.X, self.y, self.W)
+
+    @property
+    def n_samples(self) -> int:
+        return int(self.y.shape[0])
+
+    @property
+    def n_classes(self) -> int:
+        return int(len(self.classes))
+
+    def class_counts(self) -> np.ndarray:
+        return np.bincount(self.y, minlength=self.n_classes)

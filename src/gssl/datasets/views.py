@@ -1,0 +1,52 @@
+"""Class-subset views: keep some classes, or merge groups of classes into new ones."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..errors import ConfigError
+from .dataset import Dataset
+
+
+def _class_index(ds: Dataset, c) -> int:
+    """A class given as an int (label index) or a str (class name) -> label index."""
+    if isinstance(c, (str, np.str_)):
+        hits = np.flatnonzero(ds.classes == c)
+        if hits.size == 0:
+            raise ConfigError(f"dataset {ds.name!r} has no class named {c!r}; classes: {list(ds.classes)}")
+        return int(hits[0])
+    if isinstance(c, (bool, np.bool_)) or not isinstance(c, (int, np.integer)) or not 0 <= c < len(ds.classes):
+        raise ConfigError(f"dataset {ds.name!r}: class {c!r} is neither a label index in "
+                          f"0..{len(ds.classes) - 1} nor a class name {list(ds.classes)}")
+    return int(c)
+
+
+def select(ds: Dataset, classes=None, groups=None) -> Dataset:
+    """A view of ``ds`` restricted to some classes.
+
+    classes=[4, 9]: keep those classes, relabelled 0.. in the order given.
+    groups=[[0, 1, 2, 3, 4], [5, 6, 7, 8, 9]]: new class j = union of group j (name "0+1+2+3+4").
+    Classes are label indices (ints) or class names (strs). Points of other classes are dropped
+    (rows of X, rows and columns of W); point order is kept. ``meta["view"]`` records the view and
+    ``meta["parent_n_samples"]`` the size of the parent.
+    """
+    if (classes is None) == (groups is None):
+        raise ConfigError("select: give exactly one of classes=[...] or groups=[[...], ...]")
+    if classes is not None:
+        groups = [[c] for c in classes]
+    groups = [[_class_index(ds, c) for c in g] for g in groups]
+    flat = [c for g in groups for c in g]
+    if not groups or any(not g for g in groups) or len(set(flat)) != len(flat):
+        raise ConfigError(f"select: groups must be non-empty and disjoint, got {groups}")
+    new_label = np.full(len(ds.classes), -1, dtype=np.int64)
+    for j, g in enumerate(groups):
+        new_label[g] = j
+    y = new_label[ds.y]
+    keep = np.flatnonzero(y >= 0)
+    X = None if ds.X is None else ds.X[keep]
+    W = None if ds.W is None else ds.W[keep][:, keep].tocsr()
+    names = np.asarray(["+".join(str(ds.classes[c]) for c in g) for g in groups])
+    view = {"classes": [int(c) for c in flat]} if classes is not None else {"groups": groups}
+    meta = {**ds.meta, "view": view, "parent_n_samples": ds.n_samples}
+    meta.pop("n_train", None)  # the train/test boundary no longer lies at a fixed row
+    return Dataset(ds.name, X, y[keep], names, W=W, meta=meta)

@@ -1,0 +1,150 @@
+"""Graph construction (kNN, LLE), weights, Laplacians and the HDF5 graph cache.
+
+Graph specs (config entries under ``graphs:``), with their defaults:
+
+    {"kind": "knn", "k": 10, "weights": "heat", "sigma": "mean_knn_distance",
+     "symmetrize": "max", "laplacian": "normalized", "power": 1}
+        weights "binary" takes no sigma; "self_tuning" takes "k_st" (default 7) instead of sigma.
+    {"kind": "lle", "k": 8, "reg": 1e-3, "symmetrize": "max", "laplacian": "lle", "power": 1}
+        W is the symmetric binary kNN graph, V the LLE barycentric weights.
+    {"kind": "precomputed", "laplacian": "normalized", "power": 1}
+        uses the given W (symmetrized by max, diagonal dropped).
+"""
+
+from __future__ import annotations
+
+import numbers
+
+import numpy as np
+import scipy.sparse as sp
+
+from ..errors import ConfigError, GraphError
+from .base import Graph
+from .cache import load_graph, save_graph
+from .knn import check_k, knn_distances, neighbors_to_csr
+from .laplacian import LAPLACIANS, laplacian, lle_laplacian, matrix_power
+from .lle import barycenter_weights, lle_weights
+from .weights import (SIGMA_RULES, SYMMETRIZATIONS, binary, heat, local_scales, resolve_sigma,
+                      self_tuning, symmetrize)
+
+__all__ = ["Graph", "build_graph", "validate_graph_spec", "GRAPH_KINDS", "WEIGHTS",
+           "knn_distances", "neighbors_to_csr", "binary", "heat", "self_tuning", "local_scales",
+           "resolve_sigma", "symmetrize", "lle_weights", "barycenter_weights", "laplacian",
+           "lle_laplacian", "matrix_power", "save_graph", "load_graph"]
+
+GRAPH_KINDS = ("knn", "lle", "precomputed")
+WEIGHTS = ("binary", "heat", "self_tuning")
+
+_DEFAULTS = {
+    "knn": {"k": 10, "weights": "heat", "symmetrize": "max", "laplacian": "normalized", "power": 1},
+    "lle": {"k": 8, "reg": 1e-3, "symmetrize": "max", "laplacian": "lle", "power": 1},
+    "precomputed": {"laplacian": "normalized", "power": 1},
+}
+_WEIGHT_KEYS = {"binary": {}, "heat": {"sigma": "mean_knn_distance"}, "self_tuning": {"k_st": 7}}
+
+
+def _choice(spec: dict, key: str, allowed) -> None:
+    if spec[key] not in allowed:
+        raise ConfigError(f"graph spec: {key}={spec[key]!r} is not allowed; "
+                          f"allowed values: {list(allowed)}")
+
+
+def _positive_int(spec: dict, key: str) -> None:
+    v = spec[key]
+    if isinstance(v, bool) or not isinstance(v, numbers.Integral) or v < 1:
+        raise ConfigError(f"graph spec: {key} must be an integer >= 1, got {v!r}")
+
+
+def validate_graph_spec(spec) -> dict:
+    """Return ``spec`` with defaults filled in; ConfigError names the bad key and allowed values."""
+    if not isinstance(spec, dict):
+        raise ConfigError(f"graph spec must be a mapping, got {type(spec).__name__}")
+    if spec.get("kind") not in GRAPH_KINDS:
+        raise ConfigError(f"graph spec: kind={spec.get('kind')!r} is not allowed; "
+                          f"allowed values: {list(GRAPH_KINDS)}")
+    kind = spec["kind"]
+    out = {"kind": kind, **_DEFAULTS[kind]}
+    if kind == "knn":
+        out["weights"] = spec.get("weights", out["weights"])
+        _choice(out, "weights", WEIGHTS)
+        out.update(_WEIGHT_KEYS[out["weights"]])
+    allowed = set(out)
+    bad = sorted(set(spec) - allowed)
+    if bad:
+        raise ConfigError(f"graph spec (kind {kind!r}): unknown key(s) {bad}; "
+                          f"allowed keys: {sorted(allowed)}")
+    out.update(spec)
+    _choice(out, "laplacian", LAPLACIANS + (("lle",) if kind == "lle" else ()))
+    _positive_int(out, "power")
+    if kind in ("knn", "lle"):
+        _positive_int(out, "k")
+        _choice(out, "symmetrize", SYMMETRIZATIONS)
+    if kind == "knn":
+        if out["weights"] == "heat":
+            s = out["sigma"]
+            ok = s in SIGMA_RULES if isinstance(s, str) else (
+                isinstance(s, numbers.Real) and not isinstance(s, bool) and s > 0)
+            if not ok:
+                raise ConfigError(f"graph spec: sigma={s!r} is not allowed; allowed values: a positive "
+                                  f"number or one of {list(SIGMA_RULES)}")
+        if out["weights"] == "self_tuning":
+            _positive_int(out, "k_st")
+    if kind == "lle":
+        r = out["reg"]
+        if isinstance(r, bool) or not isinstance(r, numbers.Real) or r < 0:
+            raise ConfigError(f"graph spec: reg must be a number >= 0, got {r!r}")
+    return out
+
+
+def _knn_weights(X, spec: dict) -> tuple[sp.csr_matrix, dict]:
+    if X is None:
+        raise GraphError("a kNN graph needs features X; graph-only datasets take kind 'precomputed'")
+    k, how = spec["k"], spec["weights"]
+    n_search = max(k, spec["k_st"]) if how == "self_tuning" else k
+    if how == "self_tuning":
+        check_k(spec["k_st"], X.shape[0], "k_st")
+    check_k(k, X.shape[0])
+    dist, idx = knn_distances(X, n_search)
+    info = {}
+    if how == "binary":
+        W = binary(dist, idx)
+    elif how == "heat":
+        info["sigma_value"] = resolve_sigma(dist, spec["sigma"])
+        W = heat(dist, idx, info["sigma_value"])
+    else:
+        W = self_tuning(dist, idx, spec["k_st"], k)
+    return symmetrize(W, spec["symmetrize"]), info
+
+
+def _precomputed(W, X) -> sp.csr_matrix:
+    if W is None:
+        raise ConfigError("graph kind 'precomputed' needs an adjacency matrix W (graph-only datasets)")
+    W = sp.csr_matrix(W, dtype=np.float64)
+    if W.shape[0] != W.shape[1]:
+        raise GraphError(f"precomputed W must be square, got shape {W.shape}")
+    if X is not None and X.shape[0] != W.shape[0]:
+        raise GraphError(f"precomputed W has {W.shape[0]} nodes but X has {X.shape[0]} rows")
+    if W.nnz and (not np.all(np.isfinite(W.data)) or W.data.min() < 0):
+        raise GraphError("precomputed W must have finite, non-negative weights")
+    W = sp.csr_matrix(W - sp.diags(W.diagonal()))  # drop self-loops without a LIL round trip
+    return symmetrize(W, "max")
+
+
+def build_graph(X=None, spec: dict | None = None, W=None) -> Graph:
+    """Build the graph described by ``spec`` from features X (kinds knn, lle) or a given W."""
+    if spec is None:
+        raise ConfigError("build_graph needs a graph spec, e.g. {'kind': 'knn', 'k': 10}")
+    spec = validate_graph_spec(spec)
+    kind, V = spec["kind"], None
+    params = dict(spec)
+    if kind == "precomputed":
+        Wg = _precomputed(W, X)
+    elif kind == "knn":
+        Wg, info = _knn_weights(X, spec)
+        params.update(info)
+    else:
+        _, idx = knn_distances(X, spec["k"])  # raises GraphError when X is None
+        Wg = symmetrize(binary(None, idx), spec["symmetrize"])
+        V = lle_weights(X, spec["k"], spec["reg"], idx=idx)
+    return Graph(W=Wg, V=V, X=X, params=params, laplacian_kind=spec["laplacian"],
+                 laplacian_power=int(spec["power"]))

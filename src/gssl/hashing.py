@@ -1,0 +1,84 @@
+"""Stable hashes: of parameters (canonical JSON), of files, of arrays and of module sources."""
+
+from __future__ import annotations
+
+import hashlib
+import importlib.util
+import json
+from pathlib import Path
+
+import numpy as np
+import scipy.sparse as sp
+
+
+def canonical_json(obj) -> str:
+    """JSON with sorted keys and no whitespace, so equal parameters give equal text."""
+    return json.dumps(obj, sort_keys=True, separators=(",", ":"), default=_json_default)
+
+
+def _json_default(obj):
+    if isinstance(obj, np.generic):
+        return obj.item()
+    if isinstance(obj, np.ndarray):
+        return obj.tolist()
+    if isinstance(obj, Path):
+        return str(obj)
+    raise TypeError(f"cannot serialise {type(obj).__name__} to JSON")
+
+
+def params_hash(obj, length: int = 16) -> str:
+    return hashlib.sha256(canonical_json(obj).encode()).hexdigest()[:length]
+
+
+def file_sha256(path, chunk: int = 1 << 20) -> str:
+    h = hashlib.sha256()
+    with open(path, "rb") as fh:
+        for block in iter(lambda: fh.read(chunk), b""):
+            h.update(block)
+    return h.hexdigest()
+
+
+def array_fingerprint(*arrays) -> str:
+    """sha256 over dtype, shape and bytes of each array (CSR matrices: canonical CSR parts)."""
+    h = hashlib.sha256()
+    for a in arrays:
+        if a is None:
+            h.update(b"none")
+            continue
+        if sp.issparse(a):
+            a = sp.csr_matrix(a)
+            a.sum_duplicates()
+            a.sort_indices()
+            parts = [np.asarray(a.shape, dtype=np.int64), a.indptr.astype(np.int64),
+                     a.indices.astype(np.int64), a.data]
+        else:
+            a = np.asarray(a)
+            if a.dtype.kind in "US":
+                a = np.asarray([s.encode() if isinstance(s, str) else s for s in a.ravel()], dtype=object)
+                h.update(b"|".join(a.tolist()))
+                continue
+            parts = [np.asarray(a.shape, dtype=np.int64), a]
+        for p in parts:
+            p = np.ascontiguousarray(p)
+            h.update(p.dtype.str.encode())
+            h.update(p.tobytes())
+    return h.hexdigest()
+
+
+def module_source_hash(*modules: str, length: int = 16) -> str:
+    """Hash of the source files of the given importable modules (packages: every .py below them).
+
+    Snakemake does not see code a script imports; rules put this hash in ``params:`` so that editing
+    a module reruns exactly the jobs that use it.
+    """
+    h = hashlib.sha256()
+    for name in sorted(set(modules)):
+        spec = importlib.util.find_spec(name)
+        if spec is None or spec.origin is None:
+            raise ImportError(f"module {name!r} not found")
+        origin = Path(spec.origin)
+        files = sorted(origin.parent.rglob("*.py")) if origin.name == "__init__.py" else [origin]
+        for f in files:
+            h.update(f.name.encode())
+            h.update(f.read_bytes())
+    return h.hexdigest()[:length]

@@ -1,0 +1,38 @@
+"""Helpers for workflow job scripts: logging to the rule's log file and thread limits."""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+import sys
+import traceback
+from pathlib import Path
+
+
+@contextlib.contextmanager
+def job_context(log_path, threads: int = 1):
+    """Log to ``log_path``, cap BLAS/OpenMP threads at ``threads``, and record any failure.
+
+    The traceback goes to the log and the exception propagates, so Snakemake marks the job failed
+    and removes its outputs.
+    """
+    from threadpoolctl import threadpool_limits
+
+    log_path = Path(log_path)
+    log_path.parent.mkdir(parents=True, exist_ok=True)
+    handler = logging.FileHandler(log_path, mode="w")
+    handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(name)s: %(message)s"))
+    root = logging.getLogger()
+    root.addHandler(handler)
+    root.setLevel(logging.INFO)
+    logging.captureWarnings(True)
+    try:
+        with threadpool_limits(limits=max(1, int(threads))):
+            yield logging.getLogger("gssl.job")
+    except BaseException as exc:
+        root.error("job failed: %s\n%s", exc, traceback.format_exc())
+        print(f"gssl job failed: {exc} (log: {log_path})", file=sys.stderr)
+        raise
+    finally:
+        root.removeHandler(handler)
+        handler.close()

@@ -1,0 +1,62 @@
+"""Kernel matrices for the RKHS methods (dense output; X and Y may be sparse)."""
+
+from __future__ import annotations
+
+import numbers
+
+import numpy as np
+from sklearn.metrics.pairwise import linear_kernel, polynomial_kernel, rbf_kernel
+
+from .errors import ConfigError
+
+_DEFAULTS = {
+    "rbf": {"sigma": 1.0},
+    "linear": {},
+    "polynomial": {"degree": 3, "coef0": 1.0, "gamma": 1.0},
+}
+
+
+def validate_kernel(spec: dict) -> dict:
+    """Check a kernel spec; return it with defaults filled in. Raises ConfigError."""
+    if not isinstance(spec, dict) or spec.get("kind") not in _DEFAULTS:
+        raise ConfigError(f"kernel must be a mapping with 'kind' in {sorted(_DEFAULTS)}, "
+                          f"got {spec!r}")
+    kind = spec["kind"]
+    unknown = sorted(set(spec) - set(_DEFAULTS[kind]) - {"kind"})
+    if unknown:
+        raise ConfigError(f"kernel {kind!r}: unknown keys {unknown}; allowed: "
+                          f"{sorted(_DEFAULTS[kind])}")
+    out = {"kind": kind, **_DEFAULTS[kind], **spec}
+    for key in ("sigma", "gamma"):
+        v = out.get(key)
+        if key in out and (isinstance(v, bool) or not isinstance(v, numbers.Real) or v <= 0):
+            raise ConfigError(f"kernel {kind!r}: {key!r} must be a positive number, got {v!r}")
+    if kind == "polynomial":
+        d = out["degree"]
+        if isinstance(d, bool) or not isinstance(d, numbers.Integral) or d < 1:
+            raise ConfigError(f"kernel 'polynomial': 'degree' must be an integer >= 1, got {d!r}")
+        if isinstance(out["coef0"], bool) or not isinstance(out["coef0"], numbers.Real):
+            raise ConfigError(f"kernel 'polynomial': 'coef0' must be a number, "
+                              f"got {out['coef0']!r}")
+    return out
+
+
+def kernel_matrix(X, Y=None, spec: dict | None = None) -> np.ndarray:
+    """K[i, j] = k(X[i], Y[j]) (Y defaults to X).
+
+    rbf: exp(-|x - y|^2 / (2 sigma^2)); linear: <x, y>; polynomial: (gamma <x, y> + coef0)^degree.
+    ``kernel_matrix(X, spec)`` is accepted too (a dict in place of Y is taken as the spec).
+    """
+    if isinstance(Y, dict) and spec is None:
+        Y, spec = None, Y
+    if spec is None:
+        raise ConfigError("kernel_matrix needs a kernel spec, e.g. {'kind': 'rbf', 'sigma': 1.0}")
+    spec = validate_kernel(spec)
+    if spec["kind"] == "rbf":
+        K = rbf_kernel(X, Y, gamma=1.0 / (2.0 * float(spec["sigma"]) ** 2))
+    elif spec["kind"] == "linear":
+        K = linear_kernel(X, Y, dense_output=True)
+    else:
+        K = polynomial_kernel(X, Y, degree=int(spec["degree"]), gamma=float(spec["gamma"]),
+                              coef0=float(spec["coef0"]))
+    return np.asarray(K, dtype=np.float64)

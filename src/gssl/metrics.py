@@ -1,0 +1,49 @@
+"""Classification and clustering scores, all in percent."""
+
+from __future__ import annotations
+
+import numpy as np
+import scipy.sparse as sp
+from scipy.optimize import linear_sum_assignment
+
+
+def _pair(y_true, y_pred) -> tuple[np.ndarray, np.ndarray]:
+    y_true, y_pred = np.asarray(y_true).ravel(), np.asarray(y_pred).ravel()
+    if y_true.shape != y_pred.shape or y_true.size == 0:
+        raise ValueError(f"y_true and y_pred must be non-empty and of equal length, got "
+                         f"{y_true.size} and {y_pred.size}")
+    return y_true, y_pred
+
+
+def contingency(y_true, y_pred) -> np.ndarray:
+    """Counts (n_true_classes, n_pred_labels) of points per (true class, predicted label)."""
+    y_true, y_pred = _pair(y_true, y_pred)
+    _, t = np.unique(y_true, return_inverse=True)
+    _, p = np.unique(y_pred, return_inverse=True)
+    ones = np.ones(t.size, dtype=np.int64)
+    return sp.coo_matrix((ones, (t.ravel(), p.ravel()))).toarray()
+
+
+def error_rate(y_true, y_pred) -> float:
+    y_true, y_pred = _pair(y_true, y_pred)
+    return 100.0 * float(np.mean(y_true != y_pred))
+
+
+def macro_error(y_true, y_pred) -> float:
+    """Mean over the classes of y_true of the per-class error rate (= 100 - balanced accuracy)."""
+    y_true, y_pred = _pair(y_true, y_pred)
+    classes, t = np.unique(y_true, return_inverse=True)
+    wrong = np.bincount(t.ravel(), weights=(y_true != y_pred), minlength=classes.size)
+    return 100.0 * float(np.mean(wrong / np.bincount(t.ravel(), minlength=classes.size)))
+
+
+def purity(y_true, y_pred) -> float:
+    """Share of points whose cluster's majority class is their class."""
+    return 100.0 * float(contingency(y_true, y_pred).max(axis=0).sum()) / np.size(y_true)
+
+
+def clustering_accuracy(y_true, y_pred) -> float:
+    """Accuracy under the best one-to-one map of clusters to classes (Hungarian algorithm)."""
+    table = contingency(y_true, y_pred)
+    rows, cols = linear_sum_assignment(table, maximize=True)
+    return 100.0 * float(table[rows, cols].sum()) / np.size(y_true)

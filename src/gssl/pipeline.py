@@ -1,0 +1,157 @@
+"""One function per workflow stage: read cache files, compute, write the stage's output atomically.
+
+The Snakemake scripts are thin wrappers around these; they are equally usable from Python.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from pathlib import Path
+
+import numpy as np
+
+from . import __version__
+from .errors import ConfigError
+from .h5io import atomic_write_text, read_attrs
+from .hashing import file_sha256
+
+
+def _inputs(**paths) -> dict:
+    return {name: file_sha256(p) for name, p in paths.items()}
+
+
+def fetch_dataset(source: str, raw_dir, manifest_path) -> dict:
+    """Download (or copy from the mirror) every file of ``source``; write a manifest of their hashes."""
+    from .datasets import fetch
+
+    files = fetch(source, raw_dir)
+    manifest = {"source": source, "files": {name: file_sha256(p) for name, p in sorted(files.items())}}
+    atomic_write_text(manifest_path, json.dumps(manifest, indent=2) + "\n")
+    return manifest
+
+
+def build_dataset(dataset_id: str, entry: dict, raw_dir, out) -> None:
+    """Parse a fetched (or generated) dataset, apply its class view, write the canonical file."""
+    from .datasets import load, save_dataset, select
+
+    t0 = time.perf_counter()
+    ds = load(entry["source"], raw_dir=raw_dir, params=entry.get("params"))
+    if entry.get("classes") or entry.get("groups"):
+        ds = select(ds, classes=entry.get("classes"), groups=entry.get("groups"))
+    ds.name = dataset_id
+    save_dataset(out, ds, params=entry, build_seconds=time.perf_counter() - t0)
+
+
+def build_features(data_path, steps: list, out, seed: int = 0) -> None:
+    from .datasets import load_dataset
+    from .features import apply_chain, save_features
+
+    t0 = time.perf_counter()
+    ds = load_dataset(data_path)
+    if ds.X is None:
+        if steps:
+            raise ConfigError(f"dataset {ds.name} is graph-only (no features); use an empty "
+                              f"preprocessing chain for it")
+        X = None
+    else:
+        X = apply_chain(ds.X, steps, random_state=seed)
+    save_features(out, X, ds.y, params={"steps": steps, "seed": seed},
+                  inputs=_inputs(data=data_path), build_seconds=time.perf_counter() - t0)
+
+
+def build_graph(features_path, spec: dict, out, data_path=None) -> None:
+    from .features import load_features
+    from .graphs import build_graph as _build
+    from .graphs.cache import save_graph
+
+    t0 = time.perf_counter()
+    X, _ = load_features(features_path)
+    W = None
+    inputs = {"features": features_path}
+    if spec["kind"] == "precomputed":
+        from .datasets import load_dataset
+
+        if data_path is None:
+            raise ConfigError("a precomputed graph needs the dataset file")
+        W = load_dataset(data_path).W
+        if W is None:
+            raise ConfigError(f"graph kind 'precomputed' needs a graph dataset (like 20news); "
+                              f"{data_path} holds features only: use kind knn or lle")
+        inputs["data"] = data_path
+    graph = _build(X=X, spec=spec, W=W)
+    save_graph(out, graph, params=spec, inputs=_inputs(**inputs), build_seconds=time.perf_counter() - t0)
+
+
+def build_splits(data_path, dataset_id: str, protocol_id: str, spec: dict, out) -> None:
+    from .datasets import load_dataset
+    from .splits import make_splits, save_splits
+
+    t0 = time.perf_counter()
+    y = load_dataset(data_path).y
+    roles = make_splits(y, spec, dataset_id, protocol_id)
+    save_splits(out, roles, params={"protocol": spec, "dataset": dataset_id, "protocol_id": protocol_id},
+                inputs=_inputs(data=data_path), build_seconds=time.perf_counter() - t0)
+
+
+def run_solver(features_path, graph_path, splits_path, split: int, method: dict,
+               seed: int = 0) -> dict:
+    """Fit one method on one split; return metrics, timings, iterations and predictions."""
+    from .features import load_features
+    from .graphs.cache import load_graph
+    from .metrics import error_rate, macro_error
+    from .solvers.registry import make_solver
+    from .splits import LABELED, TEST, UNLABELED, VALIDATION, load_splits
+
+    t_load = time.perf_counter()
+    X, y = load_features(features_path)
+    graph = load_graph(graph_path)
+    graph.X = X
+    roles = load_splits(splits_path)
+    if not 0 <= split < roles.shape[0]:
+        raise ConfigError(f"split {split} out of range: {splits_path} holds {roles.shape[0]} splits")
+    role = roles[split]
+    if graph.n_nodes != y.shape[0] or role.shape[0] != y.shape[0]:
+        raise ConfigError(f"size mismatch: features {y.shape[0]}, graph {graph.n_nodes}, split "
+                          f"{role.shape[0]} nodes; rebuild with snakemake --forcerun")
+    n_classes = int(y.max()) + 1
+    y_train = np.where(role == LABELED, y, -1)
+    params = dict(method.get("params") or {})
+    if "random_state" in _param_names(method["solver"]):
+        params.setdefault("random_state", seed)
+    est = make_solver(method["solver"], params)
+    t_fit = time.perf_counter()
+    est.fit(graph, y_train, n_classes=n_classes)
+    fit_seconds = time.perf_counter() - t_fit
+    pred = np.asarray(est.transduction_)
+    metrics = {"fit_seconds": fit_seconds, "load_seconds": t_fit - t_load,
+               "n_labeled": int((role == LABELED).sum()), "n_nodes": int(y.shape[0]),
+               "n_iter": float(getattr(est, "n_iter_", 0) or 0)}
+    for name, code in (("unlabeled", UNLABELED), ("validation", VALIDATION), ("test", TEST)):
+        mask = role == code
+        if mask.any():
+            metrics[f"error_{name}"] = error_rate(y[mask], pred[mask])
+            metrics[f"macro_error_{name}"] = macro_error(y[mask], pred[mask])
+    history = list(getattr(est, "history_", None) or [])
+    return {"metrics": metrics, "history": history, "predictions": pred.tolist(),
+            "converged": getattr(est, "converged_", None), "stop_reason": getattr(est, "stop_reason_", None)}
+
+
+def _param_names(solver: str) -> set:
+    from .solvers.registry import SOLVERS
+
+    return set(SOLVERS[solver]().get_params(deep=False))
+
+
+def describe_inputs(**paths) -> dict:
+    """params_hash of each upstream cache file, for run tags and params."""
+    return {name: read_attrs(p)["params_hash"] for name, p in paths.items()}
+
+
+def write_result(out, wildcards: dict, method: dict, result: dict, run_id: str | None,
+                 tracking_uri: str | None, code_hash: str) -> None:
+    payload = {"gssl_version": __version__, **wildcards, "method_params": method,
+               "metrics": result["metrics"], "converged": result.get("converged"),
+               "stop_reason": result.get("stop_reason"), "mlflow_run_id": run_id,
+               "tracking_uri": tracking_uri, "code_hash": code_hash}
+    atomic_write_text(out, json.dumps(payload, indent=1, sort_keys=True) + "\n")

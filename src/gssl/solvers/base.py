@@ -1,0 +1,136 @@
+"""Common base of the semi-supervised classifiers: label checks, outputs, predict.
+
+Subclasses implement ``_fit(graph, codes, n_classes) -> scores (n, C)`` where ``codes`` are class
+indices 0..C-1 for labeled nodes and -1 elsewhere, and optionally ``_decision_new(X_new)`` for an
+out-of-sample extension.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from sklearn.base import BaseEstimator, ClassifierMixin
+from sklearn.utils.validation import check_is_fitted
+
+from ..errors import ConfigError, SolverError
+
+
+class SemiSupervisedClassifier(ClassifierMixin, BaseEstimator):
+    """fit(graph, y, n_classes=None) with y == -1 on unlabeled nodes.
+
+    Fitted attributes: classes_ (C,), transduction_ (n,) labels of every graph node,
+    decision_function_ (n, C) scores (argmax = label), n_iter_, history_ (list of dicts),
+    converged_ and stop_reason_ (for iterative methods; direct solves report True, "direct solve").
+    """
+
+    def check_params(self) -> None:
+        """Validate hyper-parameters (ConfigError); called by make_solver and by fit."""
+
+    # -- fitting -----------------------------------------------------------------------------
+    def fit(self, graph, y, n_classes: int | None = None):
+        self.check_params()
+        classes, codes = check_labels(graph, y, n_classes)
+        self.classes_ = classes
+        self.n_iter_, self.history_ = 0, []
+        self.converged_, self.stop_reason_ = True, "direct solve"  # iterative solvers overwrite
+        out = self._fit(graph, codes, classes.size)
+        scores, labels = out if isinstance(out, tuple) else (out, None)
+        self.decision_function_ = np.asarray(scores, dtype=np.float64)
+        self.transduction_ = (self._labels(self.decision_function_) if labels is None
+                              else classes[labels])
+        return self
+
+    def _fit(self, graph, codes: np.ndarray, n_classes: int):
+        """Return scores (n, C), or (scores, class indices) when labels are not argmax(scores)."""
+        raise NotImplementedError
+
+    # -- prediction ----------------------------------------------------------------------------
+    def decision_function(self, X_new=None) -> np.ndarray:
+        check_is_fitted(self, "decision_function_")
+        if X_new is None:
+            return self.decision_function_
+        return np.asarray(self._decision_new(X_new), dtype=np.float64)
+
+    def predict(self, X_new=None) -> np.ndarray:
+        """Labels of the graph's nodes (X_new None) or of new points (out-of-sample extension)."""
+        check_is_fitted(self, "transduction_")
+        if X_new is None:
+            return self.transduction_
+        return self._labels(self.decision_function(X_new))
+
+    def _decision_new(self, X_new) -> np.ndarray:
+        raise SolverError(f"{type(self).__name__} has no out-of-sample extension; call predict() "
+                          f"without arguments for the graph's nodes")
+
+    def _labels(self, scores: np.ndarray) -> np.ndarray:
+        return self.classes_[np.argmax(scores, axis=1)]
+
+
+def check_labels(graph, y, n_classes: int | None = None) -> tuple[np.ndarray, np.ndarray]:
+    """Return (classes_, codes) with codes in 0..C-1 for labeled nodes and -1 elsewhere.
+
+    With ``n_classes`` the classes are 0..n_classes-1 and each needs a labeled node; without it
+    the classes are the distinct labeled values. Raises SolverError.
+    """
+    y = np.asarray(y)
+    n = graph.n_nodes
+    if y.ndim != 1 or y.size != n:
+        raise SolverError(f"y must be a 1-D array with one entry per graph node ({n}), got shape "
+                          f"{y.shape}")
+    if y.dtype.kind not in "iu" and not (y.dtype.kind == "f" and np.all(y == np.round(y))):
+        raise SolverError(f"y must hold integer class labels (-1 = unlabeled), got dtype {y.dtype}")
+    y = y.astype(np.int64)
+    labeled = y != -1
+    if n_classes is None:
+        if (y[labeled] < 0).any():
+            raise SolverError("labels must be >= 0 (-1 marks unlabeled nodes)")
+        classes = np.unique(y[labeled])
+    else:
+        classes = np.arange(int(n_classes))
+        bad = labeled & ((y < 0) | (y >= n_classes))
+        if bad.any():
+            raise SolverError(f"label {y[bad][0]} is outside 0..{n_classes - 1} (n_classes="
+                              f"{n_classes}); -1 marks unlabeled nodes")
+        missing = np.setdiff1d(classes, y[labeled])
+        if missing.size:
+            raise SolverError(
+                f"class {missing[0]} has no labeled node ({missing.size} of {n_classes} classes "
+                f"have none: {missing.tolist()}); use a split protocol that labels every class "
+                f"(e.g. labels_per_class or stratified melacci_cv) or drop the class with "
+                f"gssl.datasets.select")
+    if classes.size < 2:
+        raise SolverError(f"need labeled nodes of at least 2 classes, got {classes.size} "
+                          f"({int(labeled.sum())} labeled nodes)")
+    codes = np.full(n, -1, dtype=np.int64)
+    codes[labeled] = np.searchsorted(classes, y[labeled])
+    return classes, codes
+
+
+def require_features(graph, solver: str):
+    if graph.X is None:
+        raise SolverError(f"{solver} needs node features (graph.X) to build a kernel, but this "
+                          f"graph has none (graph-only dataset); use a graph-only method")
+    return graph.X
+
+
+def ova_targets(codes_labeled: np.ndarray, n_classes: int) -> np.ndarray:
+    """One-vs-all ±1 targets (l, C); binary problems use one column (+1 = second class)."""
+    if n_classes == 2:
+        return np.where(codes_labeled == 1, 1.0, -1.0)[:, None]
+    return 2.0 * (codes_labeled[:, None] == np.arange(n_classes)) - 1.0
+
+
+def ova_scores(F: np.ndarray) -> np.ndarray:
+    """(n, C) scores from one-vs-all outputs; a single binary column f becomes [-f, f]."""
+    return np.column_stack([-F[:, 0], F[:, 0]]) if F.shape[1] == 1 else F
+
+
+def check_positive(owner: str, **values) -> None:
+    for name, v in values.items():
+        if isinstance(v, bool) or not isinstance(v, (int, float, np.number)) or not v > 0:
+            raise ConfigError(f"{owner}: {name} must be a positive number, got {v!r}")
+
+
+def check_nonnegative(owner: str, **values) -> None:
+    for name, v in values.items():
+        if isinstance(v, bool) or not isinstance(v, (int, float, np.number)) or not v >= 0:
+            raise ConfigError(f"{owner}: {name} must be a number >= 0, got {v!r}")

@@ -1,0 +1,273 @@
+"""Split protocols: which points are labeled, unlabeled, validation or test in each split.
+
+Every split draws from its own generator seeded by ``seed_for(dataset, protocol_id, split_index)``
+(sha256 of those names), so a split is the same on every machine and adding splits changes none
+of the existing ones. A split is an int8 vector of roles over the dataset's points:
+LABELED=0, UNLABELED=1, VALIDATION=2, TEST=3 and UNUSED=-1 (points a protocol with fixed counts
+leaves out; they are neither labeled nor scored).
+
+Sampling is stratified: a point's role is decided by its rank in a random order within its class,
+so per-class counts are exact and no Python loop runs over points.
+"""
+
+from __future__ import annotations
+
+import hashlib
+
+import numpy as np
+
+from .errors import CacheError, ConfigError, SplitError
+from .h5io import read_h5, write_h5
+from .hashing import canonical_json
+
+UNUSED, LABELED, UNLABELED, VALIDATION, TEST = -1, 0, 1, 2, 3
+ROLE_NAMES = {UNUSED: "unused", LABELED: "labeled", UNLABELED: "unlabeled",
+              VALIDATION: "validation", TEST: "test"}
+
+_KEYS = {
+    "labels_per_class": {"n": None, "repeats": 10},
+    "melacci_cv": {"folds": 4, "randomizations": 3, "labeled": None, "validation": None,
+                   "unlabeled": None},
+    "per_class_counts": {"labeled": None, "unlabeled": None, "test": 0, "repeats": 5},
+    "label_fraction": {"fraction": None, "per_class": None, "repeats": 10},
+}
+
+
+# --------------------------------------------------------------------------- seeds and specs
+def seed_for(dataset: str, protocol_id: str, split_index) -> int:
+    """A 63-bit seed from sha256 of (dataset, protocol_id, split_index); platform independent."""
+    text = canonical_json([str(dataset), str(protocol_id), split_index])
+    return int(hashlib.sha256(text.encode()).hexdigest()[:16], 16) >> 1
+
+
+def _int(spec, key, minimum, allow_none=False):
+    v = spec[key]
+    if v is None and allow_none:
+        return None
+    if isinstance(v, bool) or not isinstance(v, (int, np.integer)) or v < minimum:
+        raise ConfigError(f"split protocol {spec['kind']!r}: {key!r} must be an integer "
+                          f">= {minimum}"
+                          f"{' or null' if allow_none else ''}, got {v!r}")
+    return int(v)
+
+
+def validate_protocol(spec: dict) -> dict:
+    """Check a protocol entry; return it with defaults filled in. Raises ConfigError."""
+    if not isinstance(spec, dict) or "kind" not in spec:
+        raise ConfigError(f"split protocol must be a mapping with a 'kind' key (one of "
+                          f"{sorted(_KEYS)}), got {spec!r}")
+    kind = spec["kind"]
+    if kind not in _KEYS:
+        raise ConfigError(f"unknown split protocol kind {kind!r}; known kinds: {sorted(_KEYS)}")
+    unknown = sorted(set(spec) - set(_KEYS[kind]) - {"kind"})
+    if unknown:
+        raise ConfigError(f"split protocol {kind!r}: unknown keys {unknown}; allowed: "
+                          f"{sorted(_KEYS[kind])}")
+    out = {"kind": kind, **_KEYS[kind], **spec}
+    if kind == "labels_per_class":
+        _int(out, "n", 1), _int(out, "repeats", 1)
+    elif kind == "melacci_cv":
+        _int(out, "folds", 2), _int(out, "randomizations", 1)
+        _int(out, "labeled", 1), _int(out, "validation", 1), _int(out, "unlabeled", 0, True)
+    elif kind == "per_class_counts":
+        _int(out, "labeled", 1), _int(out, "unlabeled", 0, True), _int(out, "test", 0)
+        _int(out, "repeats", 1)
+    else:
+        _validate_fraction(out)
+    return out
+
+
+def _validate_fraction(out: dict) -> None:
+    _int(out, "repeats", 1)
+    frac, per = out["fraction"], out["per_class"]
+    if (frac is None) == (per is None):
+        raise ConfigError("split protocol 'label_fraction': give exactly one of 'fraction' "
+                          f"(0 < f < 1) or 'per_class' (integer >= 1), got fraction={frac!r}, "
+                          f"per_class={per!r}")
+    if per is not None:
+        _int(out, "per_class", 1)
+    elif isinstance(frac, bool) or not isinstance(frac, (int, float)) or not 0 < frac < 1:
+        raise ConfigError(f"split protocol 'label_fraction': 'fraction' must be in (0, 1), "
+                          f"got {frac!r}")
+
+
+def n_splits(spec: dict) -> int:
+    spec = validate_protocol(spec)
+    if spec["kind"] == "melacci_cv":
+        return spec["folds"] * spec["randomizations"]
+    return spec["repeats"]
+
+
+# --------------------------------------------------------------------------- sampling core
+def _within_class_rank(codes: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+    """Rank of each point in a uniformly random order of its class (0 = first)."""
+    order = np.lexsort((rng.random(codes.size), codes))
+    starts = np.searchsorted(codes[order], codes[order], side="left")
+    rank = np.empty(codes.size, dtype=np.int64)
+    rank[order] = np.arange(codes.size) - starts
+    return rank
+
+
+def _assign(codes: np.ndarray, counts: np.ndarray, roles: tuple, rng) -> np.ndarray:
+    """Give the first counts[c, 0] points (random order) of class c roles[0], the next roles[1]...
+
+    A role count of -1 means "all remaining points of the class"; points beyond the counts: UNUSED.
+    """
+    sizes = np.bincount(codes, minlength=counts.shape[0])
+    counts = np.where(counts < 0, sizes[:, None] - counts.clip(0).sum(1, keepdims=True), counts)
+    bounds = np.cumsum(counts, axis=1)
+    rank = _within_class_rank(codes, rng)
+    slot = (bounds[codes] <= rank[:, None]).sum(axis=1)
+    table = np.append(np.asarray(roles, dtype=np.int8), np.int8(UNUSED))
+    return table[slot]
+
+
+def _allocate(total: int, avail: np.ndarray, minimum: int, what: str) -> np.ndarray:
+    """Split ``total`` over classes proportionally to ``avail``, at least ``minimum`` each.
+
+    Largest-remainder rounding; classes raised to the minimum are paid for by the classes most
+    above their quota. Ties go to the lower class index, so the result is deterministic.
+    """
+    if total < minimum * avail.size or (avail < minimum).any() or total > avail.sum():
+        raise SplitError(f"cannot draw {total} {what} points with at least {minimum} per class "
+                         f"from classes with {avail.tolist()} available points")
+    quota = total * avail / max(avail.sum(), 1)
+    counts = np.floor(quota).astype(np.int64)
+    counts[np.argsort(-(quota - counts), kind="stable")[:total - counts.sum()]] += 1
+    counts = np.maximum(counts, minimum)
+    for _ in range(counts.sum() - total):  # at most C * minimum steps
+        over = np.where(counts > minimum, counts - quota, -np.inf)
+        counts[np.argmax(over)] -= 1
+    return counts
+
+
+def _encode(y) -> tuple[np.ndarray, np.ndarray]:
+    y = np.asarray(y)
+    if y.ndim != 1 or y.size == 0 or y.dtype.kind not in "iu":
+        raise SplitError(f"labels must be a non-empty 1-D integer array, got dtype {y.dtype} and "
+                         f"shape {y.shape}")
+    classes, codes = np.unique(y, return_inverse=True)
+    return classes, codes.ravel()
+
+
+# --------------------------------------------------------------------------- protocols
+def _per_class_splits(y, counts_fn, roles, repeats, dataset, protocol_id) -> np.ndarray:
+    classes, codes = _encode(y)
+    sizes = np.bincount(codes)
+    counts = counts_fn(classes, sizes)
+    return np.stack([_assign(codes, counts, roles, np.random.default_rng(
+        seed_for(dataset, protocol_id, s))) for s in range(repeats)])
+
+
+def _need(classes, sizes, need, what, where=""):
+    short = np.flatnonzero(sizes < need)
+    if short.size:
+        c = short[0]
+        at_least = need[c] if np.ndim(need) else need
+        raise SplitError(f"class {classes[c]} has {sizes[c]} points{where} but {what} needs "
+                         f"at least {at_least} per class "
+                         f"({short.size} classes are short); lower the counts or drop such "
+                         f"classes (gssl.datasets.select)")
+
+
+def _labels_per_class(y, spec, dataset, pid):
+    def counts(classes, sizes):
+        _need(classes, sizes, spec["n"] + 1, f"labels_per_class n={spec['n']} (+1 unlabeled)")
+        return np.column_stack([np.full(sizes.size, spec["n"]), np.full(sizes.size, -1)])
+    return _per_class_splits(y, counts, (LABELED, UNLABELED), spec["repeats"], dataset, pid)
+
+
+def _label_fraction(y, spec, dataset, pid):
+    def counts(classes, sizes):
+        if spec["per_class"] is not None:
+            k = np.full(sizes.size, spec["per_class"])
+        else:  # round half up, at least one label per class
+            k = np.maximum(1, np.floor(spec["fraction"] * sizes + 0.5).astype(np.int64))
+        _need(classes, sizes, k + 1, "label_fraction (labels + 1 unlabeled)")
+        return np.column_stack([k, np.full(sizes.size, -1)])
+    return _per_class_splits(y, counts, (LABELED, UNLABELED), spec["repeats"], dataset, pid)
+
+
+def _per_class_counts(y, spec, dataset, pid):
+    def counts(classes, sizes):
+        lab, test = spec["labeled"], spec["test"]
+        unl = spec["unlabeled"]
+        need = lab + test + (1 if unl is None else unl)
+        _need(classes, sizes, need, f"per_class_counts (labeled={lab}, unlabeled={unl}, "
+                                    f"test={test})")
+        unl_col = sizes - lab - test if unl is None else np.full(sizes.size, unl)
+        return np.column_stack([np.full(sizes.size, lab), np.full(sizes.size, test), unl_col])
+    return _per_class_splits(y, counts, (LABELED, TEST, UNLABELED), spec["repeats"], dataset, pid)
+
+
+def _melacci_cv(y, spec, dataset, pid):
+    """Per randomization: stratified folds; per fold: that fold is TEST, the rest L/V/U.
+
+    The fold partition of randomization r is seeded by (dataset, protocol_id + "/folds", r);
+    the L/V/U draw of split r * folds + f by (dataset, protocol_id, r * folds + f).
+    """
+    classes, codes = _encode(y)
+    folds = spec["folds"]
+    out = []
+    for r in range(spec["randomizations"]):
+        rng = np.random.default_rng(seed_for(dataset, f"{pid}/folds", r))
+        rank = _within_class_rank(codes, rng)
+        # deal each class round-robin over the folds from a random start: balanced, stratified
+        # (class c starts where class c-1 stopped, so fold sizes differ by at most one overall)
+        sizes = np.bincount(codes)
+        start = np.random.default_rng(seed_for(dataset, f"{pid}/offset", r)).integers(folds)
+        fold = (rank + start + (np.cumsum(sizes) - sizes)[codes]) % folds
+        for f in range(folds):
+            out.append(_melacci_fold(codes, classes, fold != f, spec, r * folds + f, dataset, pid))
+    return np.stack(out)
+
+
+def _melacci_fold(codes, classes, train, spec, split, dataset, pid):
+    n_train = int(train.sum())
+    lab, val, unl = spec["labeled"], spec["validation"], spec["unlabeled"]
+    want = lab + val + (unl or 0)
+    if want > n_train:
+        raise SplitError(f"melacci_cv split {split}: labeled={lab} + validation={val} + "
+                         f"unlabeled={unl or 0} = {want} exceeds the {n_train} training points of "
+                         f"the fold; lower the counts or use fewer folds")
+    avail = np.bincount(codes[train], minlength=classes.size)
+    _need(classes, avail, np.full(classes.size, 2),
+          f"melacci_cv split {split} (1 labeled + 1 validation)", " in the training folds")
+    n_lab = _allocate(lab, avail, 1, f"melacci_cv split {split} labeled")
+    n_val = _allocate(val, avail - n_lab, 1, f"melacci_cv split {split} validation")
+    rest = avail - n_lab - n_val
+    n_unl = rest if unl is None else _allocate(unl, rest, 0, f"melacci_cv split {split} unlabeled")
+    rng = np.random.default_rng(seed_for(dataset, pid, split))
+    roles = np.full(codes.size, TEST, dtype=np.int8)
+    roles[train] = _assign(codes[train], np.column_stack([n_lab, n_val, n_unl]),
+                           (LABELED, VALIDATION, UNLABELED), rng)
+    return roles
+
+
+_PROTOCOLS = {"labels_per_class": _labels_per_class, "melacci_cv": _melacci_cv,
+              "per_class_counts": _per_class_counts, "label_fraction": _label_fraction}
+
+
+def make_splits(y, spec: dict, dataset: str, protocol_id: str) -> np.ndarray:
+    """Roles (int8, shape (n_splits, n)) of every point in every split of the protocol."""
+    spec = validate_protocol(spec)
+    return _PROTOCOLS[spec["kind"]](y, spec, dataset, protocol_id)
+
+
+def role_counts(roles: np.ndarray) -> dict:
+    """{role name: count} of one split (for logs and reports)."""
+    return {name: int((roles == r).sum()) for r, name in ROLE_NAMES.items()}
+
+
+# --------------------------------------------------------------------------- cache
+def save_splits(path, roles: np.ndarray, params: dict, inputs: dict | None = None) -> None:
+    write_h5(path, "splits", {"roles": np.asarray(roles, dtype=np.int8)}, params, inputs)
+
+
+def load_splits(path, expect_params: dict | None = None, rule: str | None = None) -> np.ndarray:
+    arrays, _ = read_h5(path, "splits", expect_params=expect_params, required=("roles",), rule=rule)
+    roles = arrays["roles"]
+    if roles.ndim != 2 or roles.dtype != np.int8:
+        raise CacheError(f"{path}: 'roles' must be an int8 (n_splits, n) array, got {roles.dtype} "
+                         f"{roles.shape}; delete it and rerun the splits rule")
+    return roles

@@ -1,0 +1,71 @@
+import copy
+from pathlib import Path
+
+import pytest
+import yaml
+
+from gssl.config import validate_config
+from gssl.errors import ConfigError
+
+REPO = Path(__file__).resolve().parents[1]
+SCHEMA = REPO / "workflow" / "schemas" / "config.schema.yaml"
+
+
+@pytest.fixture()
+def config():
+    return yaml.safe_load((REPO / "config" / "config.yaml").read_text())
+
+
+def test_default_config_is_valid_and_gets_defaults(config):
+    out = validate_config(config, SCHEMA)
+    assert out["results"] == "results" and out["seed"] == 0 and out["threads"] == 1
+
+
+@pytest.mark.parametrize("path", sorted((REPO / "config" / "experiments").glob("*.yaml")))
+def test_experiment_configs_are_valid(config, path):
+    from gssl.cli import _deep_update
+
+    _deep_update(config, yaml.safe_load(path.read_text()))
+    validate_config(config, SCHEMA)
+
+
+def test_bad_enum_names_key_and_allowed_values(config):
+    config["graphs"]["knn10"]["weights"] = "gaussian"
+    with pytest.raises(ConfigError) as exc:
+        validate_config(config, SCHEMA)
+    msg = str(exc.value)
+    assert "graphs.knn10.weights" in msg and "'gaussian'" in msg
+    assert "binary, heat, self_tuning" in msg
+
+
+def test_unknown_key_lists_allowed_keys(config):
+    config["graphs"]["knn10"]["neighbours"] = 5
+    with pytest.raises(ConfigError, match="graphs.knn10.*neighbours.*allowed keys: k, kind, laplacian"):
+        validate_config(config, SCHEMA)
+
+
+def test_unknown_dataset_source(config):
+    config["datasets"]["digits"]["source"] = "cifar10"
+    with pytest.raises(ConfigError, match="datasets.digits.source.*allowed values: digits"):
+        validate_config(config, SCHEMA)
+
+
+@pytest.mark.parametrize("section", ["datasets", "graphs", "methods", "protocols", "preprocessing"])
+def test_unknown_ids_in_experiment(config, section):
+    config["experiments"]["demo_digits"][section] = ["nope"]
+    with pytest.raises(ConfigError, match=f"unknown {section} id 'nope'.*defined: "):
+        validate_config(config, SCHEMA)
+
+
+def test_graph_only_dataset_needs_precomputed_graph(config):
+    cfg = copy.deepcopy(config)
+    cfg["datasets"]["news"] = {"source": "20news"}
+    cfg["experiments"]["demo_digits"]["datasets"] = ["news"]
+    with pytest.raises(ConfigError, match="graph-only"):
+        validate_config(cfg, SCHEMA)
+
+
+def test_run_must_name_experiments(config):
+    config["run"] = ["missing"]
+    with pytest.raises(ConfigError, match="run names unknown experiment 'missing'"):
+        validate_config(config, SCHEMA)

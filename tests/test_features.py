@@ -1,0 +1,131 @@
+"""Feature chains against scikit-learn references; the features cache."""
+
+import warnings
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+from sklearn.decomposition import PCA
+from sklearn.preprocessing import MinMaxScaler, StandardScaler, normalize
+from sklearn.random_projection import GaussianRandomProjection, SparseRandomProjection
+
+from gssl.errors import CacheError, ConfigError, DatasetError
+from gssl.features import apply_chain, load_features, save_features, validate_chain
+from gssl.h5io import write_h5
+
+
+@pytest.fixture(scope="module")
+def X():
+    return np.random.default_rng(0).normal(size=(60, 12)) * np.arange(1, 13)
+
+
+@pytest.fixture(scope="module")
+def Xs():
+    return sp.random(50, 30, density=0.2, format="csr", random_state=1, dtype=np.float64)
+
+
+def test_standardize_dense_and_sparse(X, Xs):
+    np.testing.assert_allclose(apply_chain(X, ["standardize"]), StandardScaler().fit_transform(X))
+    out = apply_chain(Xs, ["standardize"])
+    assert sp.issparse(out)  # sparse input is scaled only, never centred
+    ref = StandardScaler(with_mean=False).fit_transform(Xs)
+    np.testing.assert_allclose(out.toarray(), ref.toarray())
+    with pytest.raises(ConfigError, match="with_mean"):
+        apply_chain(Xs, [{"standardize": {"with_mean": True}}])
+
+
+def test_minmax(X, Xs):
+    np.testing.assert_allclose(apply_chain(X, ["minmax"]), MinMaxScaler().fit_transform(X))
+    with pytest.warns(UserWarning, match="densifies"):
+        out = apply_chain(Xs, [{"minmax": {"feature_range": [-1, 1]}}])
+    np.testing.assert_allclose(out, MinMaxScaler((-1, 1)).fit_transform(Xs.toarray()))
+
+
+def test_normalize_with_scale(X, Xs):
+    out = apply_chain(X, [{"normalize": {"norm": "l2", "scale": 5.0}}])
+    np.testing.assert_allclose(out, 5.0 * normalize(X))
+    np.testing.assert_allclose(np.linalg.norm(out, axis=1), 5.0)
+    np.testing.assert_allclose(apply_chain(X, [{"normalize": "l1"}]), normalize(X, norm="l1"))
+    outs = apply_chain(Xs, [{"normalize": {"scale": 2.0}}])
+    assert sp.issparse(outs)
+    np.testing.assert_allclose(outs.toarray(), 2.0 * normalize(Xs).toarray())
+
+
+def test_pca_matches_sklearn_and_sparse_pca_is_true_pca(X, Xs):
+    out = apply_chain(X, [{"pca": {"n_components": 5}}], random_state=3)
+    np.testing.assert_allclose(out, PCA(5, random_state=3).fit_transform(X), atol=1e-10)
+    dense_ref = PCA(4, svd_solver="full").fit_transform(Xs.toarray())
+    outs = apply_chain(Xs, [{"pca": {"n_components": 4}}])
+    assert isinstance(outs, np.ndarray) and outs.shape == (50, 4)
+    signs = np.sign(np.sum(outs * dense_ref, axis=0))  # eigenvector signs are arbitrary
+    np.testing.assert_allclose(outs * signs, dense_ref, atol=1e-8)
+    with pytest.raises(ConfigError, match="maximum 12"):
+        apply_chain(X, [{"pca": {"n_components": 13}}])
+
+
+def test_random_projections(X, Xs):
+    out = apply_chain(X, [{"random_projection": {"kind": "gaussian", "n_components": 7}}], random_state=4)
+    np.testing.assert_allclose(out, GaussianRandomProjection(7, random_state=4).fit_transform(X))
+    outs = apply_chain(Xs, [{"random_projection": {"kind": "sparse", "n_components": 9}}], random_state=4)
+    assert sp.issparse(outs)
+    ref = SparseRandomProjection(9, random_state=4).fit_transform(Xs)
+    np.testing.assert_allclose(outs.toarray(), ref.toarray())
+
+
+def test_chain_composes_in_order_and_is_deterministic(X):
+    steps = ["standardize", {"pca": {"n_components": 6}}, {"normalize": {"norm": "l2", "scale": 3.0}}]
+    ref = 3.0 * normalize(PCA(6, random_state=0).fit_transform(StandardScaler().fit_transform(X)))
+    a = apply_chain(X, steps)
+    np.testing.assert_allclose(a, ref, atol=1e-10)
+    np.testing.assert_array_equal(a, apply_chain(X, steps))
+    rp = [{"random_projection": {"kind": "gaussian", "n_components": 5}}]
+    g1 = apply_chain(X, rp, random_state=np.random.default_rng(7))
+    g2 = apply_chain(X, rp, random_state=np.random.default_rng(7))
+    np.testing.assert_array_equal(g1, g2)
+    assert not np.allclose(apply_chain(X, rp, random_state=1), apply_chain(X, rp, random_state=2))
+    assert apply_chain(X, []).dtype == np.float64
+
+
+def test_nan_and_inf_rejected(X, Xs):
+    Xn = X.copy()
+    Xn[0, 0], Xn[3, 2] = np.nan, np.inf
+    with pytest.raises(DatasetError, match="2 NaN/inf"):
+        apply_chain(Xn, ["standardize"])
+    Xb = Xs.copy()
+    Xb.data[0] = np.nan
+    with pytest.raises(DatasetError, match="1 NaN/inf"):
+        apply_chain(Xb, [])
+
+
+@pytest.mark.parametrize("steps, match", [
+    (["whiten"], "unknown step 'whiten'.*allowed steps"),
+    ([{"pca": {"n_components": 5, "foo": 1}}], r"unknown parameter\(s\) \['foo'\]"),
+    ([{"pca": {}}], "needs n_components"),
+    ([{"normalize": {"norm": "l3"}}], "norm must be one of"),
+    ([{"random_projection": {"kind": "dense", "n_components": 3}}], "kind must be one of"),
+    ([{"pca": {"n_components": 2}, "minmax": {}}], "exactly one key"),
+])
+def test_validate_chain_errors(steps, match):
+    with pytest.raises(ConfigError, match=match):
+        validate_chain(steps)
+
+
+def test_features_cache_round_trip(tmp_path, X, Xs):
+    y = np.arange(60) % 3
+    p = tmp_path / "f.h5"
+    save_features(p, X, y, {"prep": "raw"})
+    X2, y2 = load_features(p, expect_params={"prep": "raw"})
+    np.testing.assert_array_equal(X2, X)
+    np.testing.assert_array_equal(y2, y)
+    ps = tmp_path / "fs.h5"
+    save_features(ps, Xs, np.zeros(50, dtype=np.int64), {})
+    Xs2, _ = load_features(ps)
+    assert sp.issparse(Xs2) and (Xs2 != Xs).nnz == 0
+    with pytest.raises(CacheError, match=str(p)):
+        load_features(p, expect_params={"prep": "other"})
+    other = tmp_path / "g.h5"
+    write_h5(other, "graph", {"W": sp.identity(3, format="csr")}, {})
+    with pytest.raises(CacheError, match="expected 'features'"):
+        load_features(other)
+    with pytest.raises(DatasetError):
+        save_features(tmp_path / "bad.h5", X, y[:10], {})

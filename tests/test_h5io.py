@@ -1,0 +1,75 @@
+import h5py
+import numpy as np
+import pytest
+import scipy.sparse as sp
+
+from gssl.errors import CacheError
+from gssl.h5io import atomic_path, describe, read_attrs, read_h5, write_h5
+from gssl.hashing import array_fingerprint, module_source_hash, params_hash
+
+
+def test_round_trip_dense_sparse_strings(tmp_path):
+    X = np.arange(12.0).reshape(3, 4)
+    W = sp.random(5, 5, density=0.4, format="csr", random_state=0)
+    names = np.array(["zero", "one"])
+    path = tmp_path / "a.h5"
+    write_h5(path, "thing", {"X": X, "W": W, "classes": names}, params={"k": 3}, inputs={"up": "abc"})
+    arrays, attrs = read_h5(path, "thing", expect_params={"k": 3}, required=("X", "W"))
+    np.testing.assert_array_equal(arrays["X"], X)
+    assert (arrays["W"] != W).nnz == 0 and sp.isspmatrix_csr(arrays["W"])
+    assert list(arrays["classes"]) == ["zero", "one"]
+    assert attrs["params"] == {"k": 3} and attrs["inputs"] == {"up": "abc"}
+    assert attrs["params_hash"] == params_hash({"k": 3})
+    assert "sparse CSR 5x5" in describe(path)
+
+
+def test_wrong_kind_and_params_are_refused_with_fix(tmp_path):
+    path = tmp_path / "a.h5"
+    write_h5(path, "graph", {"x": np.zeros(2)}, params={"k": 3})
+    with pytest.raises(CacheError, match="expected 'splits'.*rm"):
+        read_h5(path, "splits")
+    with pytest.raises(CacheError, match="built with params"):
+        read_h5(path, "graph", expect_params={"k": 4}, rule="graph")
+
+
+def test_truncated_and_foreign_files_are_refused(tmp_path):
+    good = tmp_path / "good.h5"
+    write_h5(good, "graph", {"x": np.random.default_rng(0).random(50_000)}, params={})
+    data = good.read_bytes()
+    bad = tmp_path / "bad.h5"
+    bad.write_bytes(data[: len(data) // 2])
+    with pytest.raises(CacheError, match=f"{bad}.*truncated or foreign"):
+        read_h5(bad, "graph", rule="graph")
+    foreign = tmp_path / "foreign.h5"
+    with h5py.File(foreign, "w") as fh:
+        fh["x"] = np.zeros(3)
+    with pytest.raises(CacheError, match="not written by gssl"):
+        read_attrs(foreign)
+    unfinished = tmp_path / "unfinished.h5"
+    with h5py.File(unfinished, "w") as fh:
+        fh.attrs["gssl_kind"] = "graph"
+    with pytest.raises(CacheError, match="not completely written"):
+        read_attrs(unfinished)
+
+
+def test_atomic_path_leaves_nothing_on_failure(tmp_path):
+    target = tmp_path / "out.txt"
+    with pytest.raises(RuntimeError):
+        with atomic_path(target) as tmp:
+            tmp.write_text("partial")
+            raise RuntimeError("killed")
+    assert not target.exists() and list(tmp_path.iterdir()) == []
+    with atomic_path(target) as tmp:
+        tmp.write_text("done")
+    assert target.read_text() == "done" and len(list(tmp_path.iterdir())) == 1
+
+
+def test_hashes_are_stable_and_sensitive():
+    assert params_hash({"a": 1, "b": [1, 2]}) == params_hash({"b": [1, 2], "a": 1})
+    assert params_hash({"a": 1}) != params_hash({"a": 2})
+    X = np.arange(6.0).reshape(2, 3)
+    assert array_fingerprint(X) == array_fingerprint(X.copy())
+    assert array_fingerprint(X) != array_fingerprint(X.astype(np.float32))
+    assert array_fingerprint(sp.csr_matrix(X)) != array_fingerprint(X)
+    h1 = module_source_hash("gssl.hashing")
+    assert h1 == module_source_hash("gssl.hashing") and h1 != module_source_hash("gssl.h5io")

@@ -1,0 +1,145 @@
+import hashlib
+
+import numpy as np
+import pytest
+
+from gssl.errors import CacheError, ConfigError, SplitError
+from gssl.splits import (LABELED, TEST, UNLABELED, UNUSED, VALIDATION, load_splits, make_splits,
+                         n_splits, save_splits, seed_for, validate_protocol)
+
+Y = np.repeat(np.arange(3), [40, 60, 100])  # unbalanced on purpose
+MELACCI = {"kind": "melacci_cv", "folds": 4, "randomizations": 3, "labeled": 12, "validation": 9}
+
+
+def per_class(roles, role):
+    return np.bincount(Y[roles == role], minlength=3)
+
+
+def test_seed_is_sha256_derived_and_stable():
+    assert seed_for("digits", "l5", 0) == seed_for("digits", "l5", 0)
+    assert len({seed_for("digits", "l5", 0), seed_for("digits", "l5", 1),
+                seed_for("usps", "l5", 0), seed_for("digits", "l10", 0)}) == 4
+    # sha256 of the canonical JSON of the triple: the same on every machine and Python version
+    digest = hashlib.sha256(b'["digits","l5",0]').hexdigest()
+    assert seed_for("digits", "l5", 0) == int(digest[:16], 16) >> 1
+    assert 0 <= seed_for("x", "y", 3) < 2**63
+
+
+@pytest.mark.parametrize("spec", [
+    {"kind": "labels_per_class", "n": 3, "repeats": 4},
+    MELACCI,
+    {"kind": "per_class_counts", "labeled": 2, "unlabeled": 10, "test": 20, "repeats": 3},
+    {"kind": "label_fraction", "fraction": 0.05, "repeats": 2},
+    {"kind": "label_fraction", "per_class": 1, "repeats": 2},
+])
+def test_splits_deterministic_shaped_and_distinct(spec):
+    a = make_splits(Y, spec, "toy", "p")
+    assert a.dtype == np.int8 and a.shape == (n_splits(spec), Y.size)
+    np.testing.assert_array_equal(a, make_splits(Y, spec, "toy", "p"))
+    assert not np.array_equal(a, make_splits(Y, spec, "toy", "other"))
+    assert len({r.tobytes() for r in a}) == a.shape[0]  # every split differs
+    assert np.isin(a, [UNUSED, LABELED, UNLABELED, VALIDATION, TEST]).all()
+    for roles in a:
+        assert (per_class(roles, LABELED) >= 1).all()
+
+
+def test_labels_per_class_exact_counts():
+    for roles in make_splits(Y, {"kind": "labels_per_class", "n": 5, "repeats": 3}, "toy", "l5"):
+        np.testing.assert_array_equal(per_class(roles, LABELED), [5, 5, 5])
+        np.testing.assert_array_equal(per_class(roles, UNLABELED), [35, 55, 95])
+
+
+def test_label_fraction_rounds_with_minimum_one():
+    roles = make_splits(Y, {"kind": "label_fraction", "fraction": 0.02, "repeats": 1}, "t", "f")[0]
+    np.testing.assert_array_equal(per_class(roles, LABELED), [1, 1, 2])  # 0.8, 1.2, 2.0
+    roles = make_splits(Y, {"kind": "label_fraction", "per_class": 2, "repeats": 1}, "t", "f")[0]
+    np.testing.assert_array_equal(per_class(roles, LABELED), [2, 2, 2])
+
+
+def test_per_class_counts_exact_and_rest_unused():
+    spec = {"kind": "per_class_counts", "labeled": 3, "unlabeled": 7, "test": 20, "repeats": 2}
+    for roles in make_splits(Y, spec, "t", "pc"):
+        np.testing.assert_array_equal(per_class(roles, LABELED), [3, 3, 3])
+        np.testing.assert_array_equal(per_class(roles, UNLABELED), [7, 7, 7])
+        np.testing.assert_array_equal(per_class(roles, TEST), [20, 20, 20])
+        np.testing.assert_array_equal(per_class(roles, UNUSED), [10, 30, 70])
+    spec["unlabeled"] = None  # rest of each class
+    roles = make_splits(Y, spec, "t", "pc")[0]
+    np.testing.assert_array_equal(per_class(roles, UNLABELED), [17, 37, 77])
+
+
+def test_melacci_cv_folds_partition_and_counts():
+    splits = make_splits(Y, MELACCI, "g50c", "melacci")
+    for r in range(3):
+        block = splits[4 * r: 4 * r + 4]
+        test = block == TEST
+        np.testing.assert_array_equal(test.sum(axis=0), np.ones(Y.size))  # folds partition points
+        assert set(test.sum(axis=1)) == {50}
+        for roles in block:
+            # stratified folds: each class is split evenly over the 4 folds
+            np.testing.assert_array_equal(per_class(roles, TEST), [10, 15, 25])
+            assert (roles == LABELED).sum() == 12 and (roles == VALIDATION).sum() == 9
+            assert (roles == UNLABELED).sum() == 200 - 50 - 21
+            assert (per_class(roles, VALIDATION) >= 1).all()
+            # stratified: within one point of proportional (12 * [30, 45, 75] / 150)
+            assert np.abs(per_class(roles, LABELED) - [2.4, 3.6, 6.0]).max() < 1
+    # the fold partitions of the randomizations differ
+    assert not np.array_equal(splits[0] == TEST, splits[4] == TEST)
+
+
+def test_melacci_unlabeled_count_leaves_rest_unused():
+    roles = make_splits(Y, dict(MELACCI, unlabeled=30), "t", "m")[0]
+    assert (roles == UNLABELED).sum() == 30 and (roles == UNUSED).sum() == 150 - 51
+
+
+def test_melacci_minimum_one_per_class_with_tiny_counts():
+    y = np.repeat(np.arange(3), [8, 100, 100])
+    for roles in make_splits(y, dict(MELACCI, labeled=3, validation=3), "t", "m"):
+        np.testing.assert_array_equal(np.bincount(y[roles == LABELED], minlength=3), [1, 1, 1])
+        np.testing.assert_array_equal(np.bincount(y[roles == VALIDATION], minlength=3), [1, 1, 1])
+
+
+@pytest.mark.parametrize("spec, match", [
+    ({"kind": "labels_per_class", "n": 40, "repeats": 1}, "class 0 has 40 points"),
+    ({"kind": "per_class_counts", "labeled": 10, "unlabeled": 10, "test": 30}, "class 0 has 40"),
+    ({"kind": "label_fraction", "fraction": 0.99}, "class 0 has 40"),
+    (dict(MELACCI, labeled=100, validation=60), "exceeds the 150 training points"),
+    (dict(MELACCI, labeled=2), "at least 1 per class"),
+])
+def test_split_errors_say_what_is_wrong(spec, match):
+    with pytest.raises(SplitError, match=match):
+        make_splits(Y, spec, "t", "bad")
+
+
+def test_melacci_class_too_small_for_folds():
+    y = np.r_[np.zeros(50, int), 1]
+    with pytest.raises(SplitError, match="class 1 has 1 points in the training folds"):
+        make_splits(y, dict(MELACCI, labeled=2, validation=2), "t", "m")
+
+
+@pytest.mark.parametrize("spec", [
+    {"kind": "nope"}, {"kind": "labels_per_class"}, {"kind": "labels_per_class", "n": 0},
+    {"kind": "labels_per_class", "n": 2, "oops": 1}, {"kind": "label_fraction", "fraction": 1.5},
+    {"kind": "label_fraction", "fraction": 0.1, "per_class": 1},
+    {"kind": "melacci_cv", "labeled": 5},
+    "labels_per_class",
+])
+def test_validate_protocol_rejects(spec):
+    with pytest.raises(ConfigError):
+        validate_protocol(spec)
+
+
+def test_validate_protocol_fills_defaults():
+    assert validate_protocol({"kind": "melacci_cv", "labeled": 5, "validation": 5}) == {
+        "kind": "melacci_cv", "folds": 4, "randomizations": 3, "labeled": 5, "validation": 5,
+        "unlabeled": None}
+    assert n_splits({"kind": "melacci_cv", "labeled": 5, "validation": 5}) == 12
+
+
+def test_save_load_roundtrip(tmp_path):
+    spec = {"kind": "labels_per_class", "n": 2, "repeats": 3}
+    roles = make_splits(Y, spec, "t", "l2")
+    save_splits(tmp_path / "s.h5", roles, spec)
+    np.testing.assert_array_equal(load_splits(tmp_path / "s.h5", expect_params=spec), roles)
+    with pytest.raises(CacheError, match="expected"):
+        load_splits(tmp_path / "s.h5", expect_params=dict(spec, n=3))

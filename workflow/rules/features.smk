@@ -1,0 +1,19 @@
+# Preprocessing chains (standardize, min-max, normalization, PCA, random projection).
+
+
+rule features:
+    input:
+        f"{RESULTS}/data/{{dataset}}.h5",
+    output:
+        f"{RESULTS}/features/{{dataset}}/{{prep}}.h5",
+    log:
+        "logs/features/{dataset}/{prep}.log",
+    benchmark:
+        f"{RESULTS}/benchmarks/features/{{dataset}}/{{prep}}.tsv"
+    params:
+        steps=lambda wc: config["preprocessing"][wc.prep],
+        seed=config["seed"],
+        code=code_hash("gssl.features", "gssl.h5io"),
+    threads: 2
+    script:
+        "../scripts/features.py"

@@ -1,0 +1,19 @@
+# kNN / LLE / precomputed graphs with Laplacians, cached in HDF5.
+
+
+rule graph:
+    input:
+        features=f"{RESULTS}/features/{{dataset}}/{{prep}}.h5",
+        data=graph_data_input,
+    output:
+        f"{RESULTS}/graphs/{{dataset}}/{{prep}}/{{graph}}.h5",
+    log:
+        "logs/graphs/{dataset}/{prep}/{graph}.log",
+    benchmark:
+        f"{RESULTS}/benchmarks/graphs/{{dataset}}/{{prep}}/{{graph}}.tsv"
+    params:
+        spec=lambda wc: config["graphs"][wc.graph],
+        code=code_hash("gssl.graphs", "gssl.h5io"),
+    threads: 2
+    script:
+        "../scripts/graph.py"

@@ -1,0 +1,8 @@
+"""Apply a preprocessing chain: results/features/{dataset}/{prep}.h5."""
+from gssl.jobs import job_context
+from gssl.pipeline import build_features
+
+with job_context(snakemake.log[0], snakemake.threads) as log:
+    build_features(snakemake.input[0], snakemake.params.steps, snakemake.output[0],
+                   seed=snakemake.params.seed)
+    log.info("wrote %s", snakemake.output[0])

@@ -1,0 +1,9 @@
+"""Build one graph: results/graphs/{dataset}/{prep}/{graph}.h5."""
+from gssl.jobs import job_context
+from gssl.pipeline import build_graph
+
+with job_context(snakemake.log[0], snakemake.threads) as log:
+    data = snakemake.input.data or None
+    build_graph(snakemake.input.features, snakemake.params.spec, snakemake.output[0],
+                data_path=data if isinstance(data, str) else (data[0] if data else None))
+    log.info("wrote %s", snakemake.output[0])

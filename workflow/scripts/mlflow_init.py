@@ -1,0 +1,14 @@
+"""Create the MLflow schema and this experiment once; write the sentinel every solve job reads."""
+import json
+
+from gssl.h5io import atomic_write_text
+from gssl.jobs import job_context
+from gssl.tracking import init_store
+
+with job_context(snakemake.log[0]) as log:
+    name = snakemake.wildcards.experiment
+    ids = init_store(snakemake.params.tracking_uri, [name], results_dir=snakemake.params.results)
+    info = {"experiment": name, "experiment_id": ids[name],
+            "tracking_uri": snakemake.params.tracking_uri}
+    atomic_write_text(snakemake.output[0], json.dumps(info, indent=1) + "\n")
+    log.info("experiment %s has id %s in %s", name, ids[name], snakemake.params.tracking_uri)

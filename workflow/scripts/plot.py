@@ -1,0 +1,11 @@
+"""Plot error vs protocol for one experiment."""
+import pandas as pd
+
+from gssl.h5io import atomic_path
+from gssl.jobs import job_context
+from gssl.report import plot
+
+with job_context(snakemake.log[0]):
+    table = pd.read_csv(snakemake.input[0])
+    with atomic_path(snakemake.output[0], suffix=".png") as tmp:
+        plot(table, tmp, snakemake.wildcards.experiment, snakemake.params.labels)

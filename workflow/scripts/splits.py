@@ -1,0 +1,8 @@
+"""Draw every split of one protocol: results/splits/{dataset}/{protocol}.h5."""
+from gssl.jobs import job_context
+from gssl.pipeline import build_splits
+
+with job_context(snakemake.log[0]) as log:
+    build_splits(snakemake.input[0], snakemake.wildcards.dataset, snakemake.wildcards.protocol,
+                 snakemake.params.spec, snakemake.output[0])
+    log.info("wrote %s", snakemake.output[0])
