@@ -36,3 +36,20 @@ def job_context(log_path, threads: int = 1):
     finally:
         root.removeHandler(handler)
         handler.close()
+
+
+def git_commit(path=".") -> str | None:
+    """Commit of the checkout at ``path`` (with ``-dirty`` if it has local changes), or None.
+
+    Recorded as a tag only, never as a rule param: a new commit must not rerun finished jobs.
+    """
+    import subprocess
+
+    try:
+        head = subprocess.run(["git", "rev-parse", "HEAD"], cwd=path, capture_output=True, text=True,
+                              timeout=10, check=True).stdout.strip()
+        dirty = subprocess.run(["git", "status", "--porcelain", "--untracked-files=no"], cwd=path,
+                               capture_output=True, text=True, timeout=10, check=True).stdout.strip()
+    except (OSError, subprocess.SubprocessError):
+        return None
+    return f"{head}-dirty" if dirty else head

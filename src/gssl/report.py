@@ -77,7 +77,7 @@ def markdown(table: pd.DataFrame, experiment: str, entry: dict, metric: str | No
 
 
 def plot(table: pd.DataFrame, out, experiment: str, protocol_labels: dict | None = None,
-         metric: str | None = None) -> None:
+         metric: str | None = None, fmt: str = "png") -> None:
     """Error vs protocol (labels per class), one panel per dataset setting, error bars = std."""
     import matplotlib
 
@@ -103,7 +103,7 @@ def plot(table: pd.DataFrame, out, experiment: str, protocol_labels: dict | None
     fig.suptitle(f"Experiment {experiment}")
     fig.tight_layout()
     Path(out).parent.mkdir(parents=True, exist_ok=True)
-    fig.savefig(out, dpi=110)
+    fig.savefig(out, dpi=110, format=fmt)
     plt.close(fig)
 
 

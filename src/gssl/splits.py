@@ -260,8 +260,10 @@ def role_counts(roles: np.ndarray) -> dict:
 
 
 # --------------------------------------------------------------------------- cache
-def save_splits(path, roles: np.ndarray, params: dict, inputs: dict | None = None) -> None:
-    write_h5(path, "splits", {"roles": np.asarray(roles, dtype=np.int8)}, params, inputs)
+def save_splits(path, roles: np.ndarray, params: dict, inputs: dict | None = None,
+                build_seconds: float | None = None) -> None:
+    write_h5(path, "splits", {"roles": np.asarray(roles, dtype=np.int8)}, params, inputs,
+             build_seconds=build_seconds)
 
 
 def load_splits(path, expect_params: dict | None = None, rule: str | None = None) -> np.ndarray:

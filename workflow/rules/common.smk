@@ -17,7 +17,7 @@ RESULTS = config["results"]
 RAW = "resources/raw"
 TRACKING_URI = default_tracking_uri(RESULTS)
 GENERATED_SOURCES = {"digits", "g50c", "two_moons", "four_moons"}
-ID = "[A-Za-z0-9][A-Za-z0-9_.-]*"
+ID = "[A-Za-z0-9][A-Za-z0-9_-]*"
 
 
 wildcard_constraints:

@@ -13,7 +13,6 @@ rule mlflow_experiment:
         "logs/mlflow/{experiment}.log",
     params:
         tracking_uri=TRACKING_URI,
-        results=RESULTS,
     script:
         "../scripts/mlflow_init.py"
 

@@ -1,5 +1,6 @@
 """Create the MLflow schema and this experiment once; write the sentinel every solve job reads."""
 import json
+from pathlib import Path
 
 from gssl.h5io import atomic_write_text
 from gssl.jobs import job_context
@@ -7,7 +8,7 @@ from gssl.tracking import init_store
 
 with job_context(snakemake.log[0]) as log:
     name = snakemake.wildcards.experiment
-    ids = init_store(snakemake.params.tracking_uri, [name], results_dir=snakemake.params.results)
+    ids = init_store(snakemake.params.tracking_uri, [name], results_dir=Path(snakemake.output[0]).parents[1])
     info = {"experiment": name, "experiment_id": ids[name],
             "tracking_uri": snakemake.params.tracking_uri}
     atomic_write_text(snakemake.output[0], json.dumps(info, indent=1) + "\n")

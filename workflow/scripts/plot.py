@@ -7,5 +7,5 @@ from gssl.report import plot
 
 with job_context(snakemake.log[0]):
     table = pd.read_csv(snakemake.input[0])
-    with atomic_path(snakemake.output[0], suffix=".png") as tmp:
-        plot(table, tmp, snakemake.wildcards.experiment, snakemake.params.labels)
+    with atomic_path(snakemake.output[0]) as tmp:
+        plot(table, tmp, snakemake.wildcards.experiment, snakemake.params.labels, fmt="png")

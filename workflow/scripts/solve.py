@@ -1,8 +1,11 @@
 """Run one solver on one split, log one MLflow run, write the job's JSON."""
 import platform
+from pathlib import Path
+
+import gssl
 
 from gssl import __version__
-from gssl.jobs import job_context
+from gssl.jobs import git_commit, job_context
 from gssl.pipeline import describe_inputs, run_solver, write_result
 from gssl.tracking import log_run, read_sentinel
 
@@ -19,7 +22,11 @@ with job_context(sm.log[0], sm.threads) as log:
     tags = {f"gssl.{k}": v for k, v in wc.items()}
     tags.update({"gssl.solver": sm.params.method["solver"], "gssl.rule": "solve",
                  "gssl.version": __version__, "gssl.code_hash": sm.params.code,
-                 "gssl.host": platform.node(), "gssl.output": sm.output[0]})
+                 "gssl.host": platform.node(), "gssl.output": sm.output[0],
+                 "mlflow.source.name": "snakemake rule solve", "mlflow.source.type": "JOB"})
+    commit = git_commit(Path(gssl.__file__).parent)  # the gssl code that ran
+    if commit:
+        tags["mlflow.source.git.commit"] = commit
     for name, h in describe_inputs(features=sm.input.features, graph=sm.input.graph,
                                    splits=sm.input.splits).items():
         tags[f"gssl.{name}_hash"] = h
