@@ -72,12 +72,26 @@ def check_references(config: dict) -> None:
                 problems += [f"experiment '{exp}': dataset '{ds}' is graph-only (no features), so "
                              f"preprocessing '{p}' must be an empty list" for p in entry["preprocessing"]
                              if config["preprocessing"].get(p)]
+    problems += _method_problems(config["methods"])
     for exp in config.get("run", []):
         if exp not in config["experiments"]:
             problems.append(f"run names unknown experiment '{exp}' "
                             f"(defined: {', '.join(sorted(config['experiments']))})")
     if problems:
         raise ConfigError("invalid configuration:\n  " + "\n  ".join(problems))
+
+
+def _method_problems(methods: dict) -> list[str]:
+    """Unknown solver names or parameters, caught before any job starts."""
+    from .solvers.registry import make_solver
+
+    problems = []
+    for mid, entry in methods.items():
+        try:
+            make_solver(entry["solver"], entry.get("params"))
+        except (ConfigError, TypeError, ValueError) as exc:
+            problems.append(f"method '{mid}': {exc}")
+    return problems
 
 
 def experiments_to_run(config: dict) -> list[str]:

@@ -99,7 +99,9 @@ def run_solver(features_path, graph_path, splits_path, split: int, method: dict,
     """Fit one method on one split; return metrics, timings, iterations and predictions."""
     from .features import load_features
     from .graphs.cache import load_graph
-    from .metrics import error_rate, macro_error
+    from sklearn.base import is_clusterer
+
+    from .metrics import clustering_accuracy, error_rate, macro_error, purity
     from .solvers.registry import make_solver
     from .splits import LABELED, TEST, UNLABELED, VALIDATION, load_splits
 
@@ -120,8 +122,12 @@ def run_solver(features_path, graph_path, splits_path, split: int, method: dict,
     if "random_state" in _param_names(method["solver"]):
         params.setdefault("random_state", seed)
     est = make_solver(method["solver"], params)
+    fit_kwargs = {}
+    if (role == VALIDATION).any():  # held-out labels for early stopping / selection, never fitted
+        val = np.flatnonzero(role == VALIDATION)
+        fit_kwargs["validation"] = (val, y[val])
     t_fit = time.perf_counter()
-    est.fit(graph, y_train, n_classes=n_classes)
+    est.fit(graph, y_train, n_classes=n_classes, **fit_kwargs)
     fit_seconds = time.perf_counter() - t_fit
     pred = np.asarray(est.transduction_)
     metrics = {"fit_seconds": fit_seconds, "load_seconds": t_fit - t_load,
@@ -132,6 +138,10 @@ def run_solver(features_path, graph_path, splits_path, split: int, method: dict,
         if mask.any():
             metrics[f"error_{name}"] = error_rate(y[mask], pred[mask])
             metrics[f"macro_error_{name}"] = macro_error(y[mask], pred[mask])
+    if is_clusterer(est):  # predictions are cluster ids: score them by purity and matching
+        mask = role == UNLABELED
+        metrics["purity"] = purity(y[mask], pred[mask])
+        metrics["clustering_accuracy"] = clustering_accuracy(y[mask], pred[mask])
     history = list(getattr(est, "history_", None) or [])
     return {"metrics": metrics, "history": history, "predictions": pred.tolist(),
             "converged": getattr(est, "converged_", None), "stop_reason": getattr(est, "stop_reason_", None)}

@@ -30,6 +30,7 @@ _KEYS = {
                    "unlabeled": None},
     "per_class_counts": {"labeled": None, "unlabeled": None, "test": 0, "repeats": 5},
     "label_fraction": {"fraction": None, "per_class": None, "repeats": 10},
+    "unsupervised": {"repeats": 1},  # every point unlabeled; repeats = independent seeded trials
 }
 
 
@@ -71,6 +72,8 @@ def validate_protocol(spec: dict) -> dict:
         _int(out, "labeled", 1), _int(out, "validation", 1), _int(out, "unlabeled", 0, True)
     elif kind == "per_class_counts":
         _int(out, "labeled", 1), _int(out, "unlabeled", 0, True), _int(out, "test", 0)
+        _int(out, "repeats", 1)
+    elif kind == "unsupervised":
         _int(out, "repeats", 1)
     else:
         _validate_fraction(out)
@@ -244,8 +247,13 @@ def _melacci_fold(codes, classes, train, spec, split, dataset, pid):
     return roles
 
 
+def _unsupervised(y, spec, dataset, pid):
+    return np.full((spec["repeats"], np.size(y)), UNLABELED, dtype=np.int8)
+
+
 _PROTOCOLS = {"labels_per_class": _labels_per_class, "melacci_cv": _melacci_cv,
-              "per_class_counts": _per_class_counts, "label_fraction": _label_fraction}
+              "per_class_counts": _per_class_counts, "label_fraction": _label_fraction,
+              "unsupervised": _unsupervised}
 
 
 def make_splits(y, spec: dict, dataset: str, protocol_id: str) -> np.ndarray:

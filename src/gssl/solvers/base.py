@@ -26,10 +26,16 @@ class SemiSupervisedClassifier(ClassifierMixin, BaseEstimator):
         """Validate hyper-parameters (ConfigError); called by make_solver and by fit."""
 
     # -- fitting -----------------------------------------------------------------------------
-    def fit(self, graph, y, n_classes: int | None = None):
+    def fit(self, graph, y, n_classes: int | None = None, validation=None):
+        """``validation``: optional (node indices, labels) held out from ``y`` for model selection
+        or early stopping; methods that do not use it ignore it (it never enters the fit)."""
         self.check_params()
         classes, codes = check_labels(graph, y, n_classes)
         self.classes_ = classes
+        self._validation = None
+        if validation is not None:
+            idx, labels = (np.asarray(v) for v in validation)
+            self._validation = (idx, np.searchsorted(classes, labels))
         self.n_iter_, self.history_ = 0, []
         self.converged_, self.stop_reason_ = True, "direct solve"  # iterative solvers overwrite
         out = self._fit(graph, codes, classes.size)
