@@ -33,6 +33,11 @@ def default_mirror() -> str | None:
     return os.environ.get("GSSL_DATA_MIRROR") or None
 
 
+def offline() -> bool:
+    """``GSSL_OFFLINE=1``: use the mirror only, never the public URLs (air-gapped clusters, tests)."""
+    return os.environ.get("GSSL_OFFLINE", "").strip().lower() not in ("", "0", "false", "no")
+
+
 def mirror_source(mirror: str | os.PathLike, folder: str, filename: str) -> str:
     """The source string of ``<mirror>/<folder>/<filename>`` (URL join or filesystem path)."""
     m = str(mirror)
@@ -119,18 +124,22 @@ def download_file(filename: str, sha256: str, sources: list[str], raw_dir, retri
         raise ChecksumError(f"no source served {filename} with sha256 {sha256}:\n{detail}")
     raise SourcesUnavailableError(
         f"could not fetch {filename} from any source:\n{detail}\n"
-        f"Set GSSL_DATA_MIRROR to a folder or URL that holds <dataset>/{filename}, or check the network.")
+        f"Set GSSL_DATA_MIRROR to a folder or URL that holds <dataset>/{filename}, or check the network"
+        f"{' (GSSL_OFFLINE is set: public URLs were not tried)' if offline() else ''}.")
 
 
-def fetch(name: str, raw_dir, mirror=None, *, spec: DatasetSpec | None = None, public: bool = True,
+def fetch(name: str, raw_dir, mirror=None, *, spec: DatasetSpec | None = None,
+          public: bool | None = None,
           retries: int = 3, backoff: float = 0.5, timeout: float = 60.0) -> dict[str, Path]:
     """Fetch every file of dataset ``name`` into ``raw_dir``; return {file name: path}.
 
     mirror: folder or http(s) base URL tried first (default ``GSSL_DATA_MIRROR``). spec: a
     DatasetSpec to use instead of the registry's (tests inject loopback URLs this way). public:
-    False skips the public URLs. Bundled and generated datasets need no files: returns {}.
+    False skips the public URLs (default: skip them when ``GSSL_OFFLINE`` is set). Bundled and
+    generated datasets need no files: returns {}.
     """
     spec = spec or get_spec(name)
+    public = not offline() if public is None else public
     if spec.kind != "mirror":
         return {}
     mirror = mirror if mirror is not None else default_mirror()

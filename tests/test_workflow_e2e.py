@@ -1,0 +1,338 @@
+"""End-to-end tests: the Snakemake workflow on a small config, in a copy of the repository.
+
+One module-scoped run (32 solve jobs, --cores 8, default sqlite store) backs the parallel-logging
+check, the report checks and the partial-rerun checks, which read `snakemake -n` job lists.
+Fault tests (bad config, bad download, truncated cache, killed job) each use their own copy.
+"""
+
+from __future__ import annotations
+
+import http.server
+import json
+import os
+import re
+import shutil
+import signal
+import sqlite3
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+
+import pytest
+import yaml
+
+pytestmark = pytest.mark.e2e
+
+REPO = Path(__file__).resolve().parents[1]
+SNAKEMAKE = str(Path(sys.executable).with_name("snakemake"))
+
+SMALL = {
+    "datasets": {"moons": {"source": "two_moons",
+                           "params": {"n_samples": 160, "n_features": 10, "noise": 0.08,
+                                      "random_state": 0}}},
+    "preprocessing": {"std": ["standardize"]},
+    "graphs": {"knn8": {"kind": "knn", "k": 8, "weights": "heat", "sigma": "mean_knn_distance",
+                        "symmetrize": "max", "laplacian": "normalized"}},
+    "methods": {"rls": {"solver": "rls", "params": {"kernel": {"kind": "rbf", "sigma": 3.0},
+                                                    "gamma_A": 0.01}},
+                "laprls": {"solver": "lap_rls",
+                           "params": {"kernel": {"kind": "rbf", "sigma": 3.0}, "gamma_A": 0.01,
+                                      "gamma_I": 0.1}}},
+    "protocols": {"lpc1": {"kind": "labels_per_class", "n": 1, "repeats": 8},
+                  "lpc3": {"kind": "labels_per_class", "n": 3, "repeats": 8}},
+    "experiments": {"e2e": {"description": "end-to-end test", "datasets": ["moons"],
+                            "preprocessing": ["std"], "graphs": ["knn8"],
+                            "methods": ["rls", "laprls"], "protocols": ["lpc1", "lpc3"]}},
+}
+N_JOBS = 2 * 2 * 8
+
+
+# ----------------------------------------------------------------------------- helpers
+def make_workspace(path: Path, config: dict) -> Path:
+    """Copy the workflow and the gssl sources; the copy's embedded config is ``config``."""
+    path.mkdir(parents=True, exist_ok=True)
+    shutil.copy(REPO / "Snakefile", path)
+    for folder in ("workflow", "src"):
+        shutil.copytree(REPO / folder, path / folder,
+                        ignore=shutil.ignore_patterns("__pycache__", "*.egg-info"))
+    (path / "config").mkdir(exist_ok=True)
+    write_config(path, config)
+    return path
+
+
+def write_config(ws: Path, config: dict) -> None:
+    (ws / "config" / "config.yaml").write_text(yaml.safe_dump(config, sort_keys=False))
+
+
+def smk(ws: Path, *args, env: dict | None = None, check: bool = True, timeout: float = 600):
+    full_env = {k: v for k, v in os.environ.items()
+                if k not in ("MLFLOW_TRACKING_URI", "GSSL_DATA_MIRROR")}
+    # the copied sources win over the installed package, so edits in the copy are what runs
+    full_env.update(PYTHONPATH=str(ws / "src"), GSSL_OFFLINE="1", OMP_NUM_THREADS="1",
+                    **(env or {}))
+    proc = subprocess.run([SNAKEMAKE, *args], cwd=ws, env=full_env, capture_output=True,
+                          text=True, timeout=timeout)
+    if check and proc.returncode != 0:
+        raise AssertionError(f"snakemake {' '.join(args)} failed:\n{proc.stdout[-4000:]}\n"
+                             f"{proc.stderr[-6000:]}")
+    return proc
+
+
+def planned_jobs(ws: Path, *args) -> list[dict]:
+    """Jobs a dry run would execute: [{'rule', 'wildcards', 'reason'}] parsed from its output."""
+    proc = smk(ws, "-n", "--cores", "1", *args)
+    jobs, job = [], None
+    for line in (proc.stdout + proc.stderr).splitlines():
+        m = re.match(r"^(?:local)?rule (\w+):$", line.strip())
+        if m:
+            job = {"rule": m.group(1), "wildcards": {}, "reason": ""}
+            jobs.append(job)
+        elif job is not None and line.strip().startswith("wildcards:"):
+            pairs = line.strip()[len("wildcards:"):].split(",")
+            job["wildcards"] = dict(p.strip().split("=", 1) for p in pairs if "=" in p)
+        elif job is not None and line.strip().startswith("reason:"):
+            job["reason"] = line.strip()
+    return jobs
+
+
+def rules_of(jobs) -> dict[str, int]:
+    out: dict[str, int] = {}
+    for j in jobs:
+        out[j["rule"]] = out.get(j["rule"], 0) + 1
+    return out
+
+
+def mlflow_runs(ws: Path) -> list[tuple]:
+    """(experiment name, run status, method tag, superseded tag) of every run in the store."""
+    with sqlite3.connect(ws / "results" / "mlflow.db") as db:
+        return db.execute(
+            "SELECT e.name, r.status, "
+            "(SELECT value FROM tags t WHERE t.run_uuid = r.run_uuid AND t.key = 'gssl.method'), "
+            "(SELECT value FROM tags t WHERE t.run_uuid = r.run_uuid AND t.key = 'gssl.superseded'), "
+            "r.run_uuid FROM runs r JOIN experiments e ON e.experiment_id = r.experiment_id"
+        ).fetchall()
+
+
+def run_files(ws: Path) -> list[Path]:
+    return sorted((ws / "results" / "runs").rglob("*.json"))
+
+
+# ----------------------------------------------------------------------------- the shared run
+@pytest.fixture(scope="module")
+def done(tmp_path_factory):
+    ws = make_workspace(tmp_path_factory.mktemp("e2e") / "ws", SMALL)
+    smk(ws, "--cores", "8")
+    return ws
+
+
+def test_parallel_jobs_log_one_finished_run_each_in_the_right_experiment(done):
+    runs = mlflow_runs(done)
+    solve_runs = [r for r in runs if r[2] is not None]
+    assert len(run_files(done)) == N_JOBS
+    assert len(solve_runs) == N_JOBS
+    assert {r[0] for r in runs} == {"e2e"}  # nothing in Default or elsewhere
+    assert {r[1] for r in runs} == {"FINISHED"}
+    ids = {json.loads(p.read_text())["mlflow_run_id"] for p in run_files(done)}
+    assert ids == {r[4] for r in solve_runs}
+
+
+def test_outputs_tables_plots_and_summary(done):
+    res = done / "results"
+    csv = (res / "tables" / "e2e.csv").read_text()
+    md = (res / "tables" / "e2e.md").read_text()
+    assert "laprls" in csv and "rls" in csv
+    assert re.search(r"\| laprls \| \d+\.\d+ ± \d+\.\d+ \(n=8\) \| \d+\.\d+ ± \d+\.\d+ \(n=8\) \|", md)
+    assert (res / "plots" / "e2e" / "error.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    summary = json.loads((res / "mlflow" / "e2e.summary.json").read_text())
+    runs = {r[4]: r for r in mlflow_runs(done)}
+    assert summary["summary_run_id"] in runs and runs[summary["summary_run_id"]][2] is None
+    assert summary["n_runs"] == N_JOBS
+    result = json.loads(run_files(done)[0].read_text())
+    assert 0 <= result["metrics"]["error_unlabeled"] <= 100
+    assert result["metrics"]["n_labeled"] in (2, 6)
+
+
+def test_html_report_embeds_tables_and_plots(done):
+    smk(done, "--cores", "1", "--report", "results/report.html")
+    html = (done / "results" / "report.html").read_text(errors="replace")
+    assert "e2e.csv" in html and "error.png" in html
+
+
+def test_nothing_to_do_after_a_complete_run(done):
+    assert planned_jobs(done) == []
+
+
+def test_changing_one_method_reruns_only_its_jobs_and_the_report(done):
+    cfg = json.loads(json.dumps(SMALL))
+    cfg["methods"]["rls"]["params"]["gamma_A"] = 0.02
+    write_config(done, cfg)
+    try:
+        jobs = planned_jobs(done)
+    finally:
+        write_config(done, SMALL)
+    solves = [j for j in jobs if j["rule"] == "solve"]
+    assert len(solves) == N_JOBS // 2
+    assert {j["wildcards"]["method"] for j in solves} == {"rls"}
+    assert set(rules_of(jobs)) == {"solve", "table", "plot", "mlflow_summary", "all"}
+
+
+def test_adding_entries_reruns_nothing_that_exists(done):
+    cfg = json.loads(json.dumps(SMALL))
+    cfg["methods"]["rls_b"] = {"solver": "rls", "params": {"kernel": {"kind": "rbf", "sigma": 1.0}}}
+    cfg["graphs"]["knn5"] = dict(SMALL["graphs"]["knn8"], k=5)
+    cfg["protocols"]["lpc2"] = {"kind": "labels_per_class", "n": 2, "repeats": 2}
+    write_config(done, cfg)
+    try:
+        assert planned_jobs(done) == []  # defined but unused: nothing at all
+        cfg["experiments"]["e2e"]["methods"].append("rls_b")
+        write_config(done, cfg)
+        jobs = planned_jobs(done)
+    finally:
+        write_config(done, SMALL)
+    solves = [j for j in jobs if j["rule"] == "solve"]
+    assert {j["wildcards"]["method"] for j in solves} == {"rls_b"}
+    assert len(solves) == N_JOBS // 2
+    assert "graph" not in rules_of(jobs) and "features" not in rules_of(jobs)  # graphs reused
+
+
+def test_editing_one_solver_module_reruns_only_its_solvers(done):
+    module = done / "src" / "gssl" / "solvers" / "svm.py"
+    original = module.read_text()
+    module.write_text(original + "\n# an edit\n")
+    try:
+        assert planned_jobs(done) == []  # svm is not in the experiment: nothing reruns
+    finally:
+        module.write_text(original)
+    module = done / "src" / "gssl" / "solvers" / "rls.py"  # holds rls and lap_rls
+    original = module.read_text()
+    module.write_text(original + "\n# an edit\n")
+    try:
+        jobs = planned_jobs(done)
+    finally:
+        module.write_text(original)
+    assert rules_of(jobs)["solve"] == N_JOBS
+    assert "graph" not in rules_of(jobs) and "splits" not in rules_of(jobs)
+
+
+def _restarted(log: Path, since: float) -> bool:
+    """Snakemake removes a job's old log when the job starts, then the job rewrites it."""
+    try:
+        return log.stat().st_mtime > since
+    except FileNotFoundError:
+        return True
+
+
+def test_killed_run_leaves_no_accepted_output_and_rerun_completes(done):
+    # a parameter change reruns the 16 rls jobs; kill the whole run while they execute
+    cfg = json.loads(json.dumps(SMALL))
+    cfg["methods"]["rls"]["params"]["gamma_A"] = 0.05
+    write_config(done, cfg)
+    env = {k: v for k, v in os.environ.items() if k not in ("MLFLOW_TRACKING_URI",)}
+    env.update(PYTHONPATH=str(done / "src"), GSSL_OFFLINE="1")
+    started = time.time()
+    proc = subprocess.Popen([SNAKEMAKE, "--cores", "2"], cwd=done, env=env,
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                            start_new_session=True)
+    logs = list((done / "logs" / "solve" / "e2e").rglob("rls/*/*.log"))
+    deadline = started + 120
+    while time.time() < deadline and not any(_restarted(p, started) for p in logs):
+        time.sleep(0.1)
+    time.sleep(1.5)  # inside the solve scripts: imports, fit, logging, writing
+    os.killpg(proc.pid, signal.SIGKILL)
+    proc.wait()
+    for p in run_files(done):  # whatever exists is complete and parseable
+        assert json.loads(p.read_text())["mlflow_run_id"]
+    smk(done, "--unlock")  # what snakemake tells the user after a hard kill
+    assert planned_jobs(done)  # the interrupted work is still to do
+    smk(done, "--cores", "2", "--rerun-incomplete")
+    assert planned_jobs(done) == []
+    rls = [json.loads(p.read_text()) for p in run_files(done) if "/rls/" in str(p)]
+    assert len(rls) == N_JOBS // 2
+    assert {r["method_params"]["params"]["gamma_A"] for r in rls} == {0.05}
+    current = {json.loads(p.read_text())["mlflow_run_id"] for p in run_files(done)}
+    for _, status, method, superseded, run_id in mlflow_runs(done):
+        if run_id in current:
+            assert status == "FINISHED" and superseded == "false"
+        elif method is not None:  # killed or replaced runs are marked, never current
+            assert superseded == "true"
+
+
+# ----------------------------------------------------------------------------- bad input
+def test_schema_error_names_key_and_allowed_values(tmp_path):
+    cfg = json.loads(json.dumps(SMALL))
+    cfg["graphs"]["knn8"]["weights"] = "gaussian"
+    ws = make_workspace(tmp_path / "ws", cfg)
+    proc = smk(ws, "-n", check=False)
+    assert proc.returncode != 0
+    out = proc.stdout + proc.stderr
+    assert "graphs.knn8.weights" in out and "heat" in out and "self_tuning" in out
+
+
+@pytest.mark.parametrize("section,ident", [("datasets", "nope"), ("methods", "nope"),
+                                           ("graphs", "nope")])
+def test_unknown_ids_are_named(tmp_path, section, ident):
+    cfg = json.loads(json.dumps(SMALL))
+    cfg["experiments"]["e2e"][section].append(ident)
+    ws = make_workspace(tmp_path / "ws", cfg)
+    proc = smk(ws, "-n", check=False)
+    assert proc.returncode != 0
+    assert f"unknown {section} id '{ident}'" in proc.stdout + proc.stderr
+
+
+def test_unknown_solver_parameter_is_caught_before_any_job(tmp_path):
+    cfg = json.loads(json.dumps(SMALL))
+    cfg["methods"]["rls"]["params"]["gama_A"] = 1.0
+    ws = make_workspace(tmp_path / "ws", cfg)
+    proc = smk(ws, "-n", check=False)
+    assert proc.returncode != 0 and "gama_A" in proc.stdout + proc.stderr
+
+
+class _Corrupt(http.server.BaseHTTPRequestHandler):
+    def do_GET(self):  # noqa: N802 - http.server API
+        body = b"not the file you are looking for" * 100
+        self.send_response(200)
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+
+    def log_message(self, *args):
+        pass
+
+
+def test_checksum_mismatch_from_mirror_fails_and_keeps_nothing(tmp_path):
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), _Corrupt)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        cfg = json.loads(json.dumps(SMALL))
+        cfg["datasets"] = {"g50c": {"source": "g50c_sindhwani"}}
+        cfg["experiments"]["e2e"]["datasets"] = ["g50c"]
+        ws = make_workspace(tmp_path / "ws", cfg)
+        proc = smk(ws, "--cores", "1", "resources/raw/g50c_sindhwani/MANIFEST.json", check=False,
+                   env={"GSSL_DATA_MIRROR": f"http://127.0.0.1:{server.server_address[1]}"})
+    finally:
+        server.shutdown()
+    assert proc.returncode != 0
+    log = (ws / "logs" / "download" / "g50c_sindhwani.log").read_text()
+    assert "sha256" in log.lower() and "127.0.0.1" in log
+    raw = ws / "resources" / "raw" / "g50c_sindhwani"
+    assert not raw.exists() or [p.name for p in raw.iterdir()] == []
+
+
+def test_truncated_graph_cache_is_refused_with_the_fix(tmp_path):
+    cfg = json.loads(json.dumps(SMALL))
+    cfg["protocols"] = {"lpc1": {"kind": "labels_per_class", "n": 1, "repeats": 1}}
+    cfg["experiments"]["e2e"].update(methods=["rls"], protocols=["lpc1"])
+    ws = make_workspace(tmp_path / "ws", cfg)
+    smk(ws, "--cores", "2")
+    graph = ws / "results" / "graphs" / "moons" / "std" / "knn8.h5"
+    data = graph.read_bytes()
+    graph.write_bytes(data[: len(data) // 2])
+    os.utime(graph, (time.time() - 3600,) * 2)  # looks older than its outputs: not rebuilt
+    target = "results/runs/e2e/moons/std/knn8/rls/lpc1/0.json"
+    proc = smk(ws, "--cores", "1", "--forcerun", "solve", target, check=False)
+    assert proc.returncode != 0
+    log = (ws / "logs" / "solve" / "e2e" / "moons" / "std" / "knn8" / "rls" / "lpc1" / "0.log")
+    text = log.read_text()
+    assert "knn8.h5" in text and ("delete it" in text or "--forcerun" in text)
