@@ -36,12 +36,26 @@ def _datasets_list(args) -> None:
 def _datasets_fetch(args) -> None:
     from pathlib import Path
 
-    from .datasets import fetch
+    import os
 
+    from .pipeline import fetch_dataset
+
+    if args.mirror:
+        os.environ["GSSL_DATA_MIRROR"] = args.mirror
     for name in args.names:
-        files = fetch(name, Path(args.raw_dir) / name, mirror=args.mirror)
-        for fname, path in files.items():
-            print(f"{name}: {fname} -> {path}")
+        folder = Path(args.raw_dir) / name
+        # the manifest is the download rule's output: the workflow reuses these files as they are
+        manifest = fetch_dataset(name, folder, folder / "MANIFEST.json")
+        for fname, sha in manifest["files"].items():
+            print(f"{name}: {folder / fname} sha256 {sha[:12]}")
+
+
+def _solvers_list(args) -> None:
+    from .solvers.registry import SOLVERS
+
+    for name, cls in sorted(SOLVERS.items()):
+        doc = (cls.__doc__ or "").strip().splitlines()
+        print(f"{name:<20} {cls.__module__}.{cls.__name__}: {doc[0] if doc else ''}")
 
 
 def _config_check(args) -> None:
@@ -79,6 +93,9 @@ def build_parser() -> argparse.ArgumentParser:
     fetch.add_argument("--raw-dir", default="resources/raw")
     fetch.add_argument("--mirror", default=None, help="folder or http(s) base URL")
     fetch.set_defaults(func=_datasets_fetch)
+
+    sub.add_parser("solvers", help="list the solver names a method entry can use").set_defaults(
+        func=_solvers_list)
 
     cfg = sub.add_parser("config", help="workflow configs").add_subparsers(dest="sub", required=True)
     check = cfg.add_parser("check", help="validate config files (merged in order)")

@@ -24,10 +24,9 @@ def _where(error) -> str:
 
 def _describe(error) -> str:
     """One line: the key path, the offending value and what is allowed."""
-    import jsonschema
-
-    if error.validator == "oneOf" and error.context:
-        error = jsonschema.exceptions.best_match(error.context)
+    while error.validator in ("oneOf", "anyOf") and error.context:
+        # the alternative that got furthest into the value, preferring a real mismatch over "wrong type"
+        error = max(error.context, key=lambda e: (len(e.absolute_path), e.validator != "type"))
     msg = f"config key '{_where(error)}': {error.message}"
     if error.validator == "enum":
         msg += f" (allowed values: {', '.join(map(str, error.validator_value))})"

@@ -37,6 +37,24 @@ def code_hash(*modules):
     return module_source_hash(*modules)
 
 
+def source_identity(source):
+    """What defines a source's content: served files (sha256), canonical fingerprint, defaults."""
+    from gssl.datasets import get_spec
+
+    spec = get_spec(source)
+    return {"files": [[f.name, f.sha256] for f in spec.files], "fingerprint": spec.fingerprint,
+            "defaults": spec.defaults}
+
+
+def dataset_code_hash(source):
+    """Parsed files are checked against their registered fingerprint, so only generated data
+    depends on gssl code (the generators), besides the class views and the file writer."""
+    modules = ["gssl.datasets.views", "gssl.datasets.store"]
+    if source in GENERATED_SOURCES:
+        modules.append("gssl.datasets.synthetic")
+    return code_hash(*modules)
+
+
 def solver_code_hash(method):
     from gssl.solvers.registry import solver_modules
 

@@ -7,7 +7,8 @@ rule download:
     log:
         "logs/download/{source}.log",
     params:
-        code=code_hash("gssl.datasets"),
+        # the files' sha256 is their identity: editing gssl code never re-downloads
+        files=lambda wc: source_identity(wc.source)["files"],
     retries: 1
     resources:
         downloads=1,
@@ -27,6 +28,7 @@ rule dataset:
     params:
         entry=lambda wc: config["datasets"][wc.dataset],
         raw_dir=lambda wc: f"{RAW}/{config['datasets'][wc.dataset]['source']}",
-        code=code_hash("gssl.datasets", "gssl.h5io"),
+        source=lambda wc: source_identity(config["datasets"][wc.dataset]["source"]),
+        code=lambda wc: dataset_code_hash(config["datasets"][wc.dataset]["source"]),
     script:
         "../scripts/dataset.py"

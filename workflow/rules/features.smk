@@ -13,7 +13,7 @@ rule features:
     params:
         steps=lambda wc: config["preprocessing"][wc.prep],
         seed=config["seed"],
-        code=code_hash("gssl.features", "gssl.h5io"),
+        code=code_hash("gssl.features"),
     threads: 2
     script:
         "../scripts/features.py"

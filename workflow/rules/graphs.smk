@@ -13,7 +13,7 @@ rule graph:
         f"{RESULTS}/benchmarks/graphs/{{dataset}}/{{prep}}/{{graph}}.tsv"
     params:
         spec=lambda wc: config["graphs"][wc.graph],
-        code=code_hash("gssl.graphs", "gssl.h5io"),
+        code=code_hash("gssl.graphs"),
     threads: 2
     script:
         "../scripts/graph.py"

@@ -10,6 +10,6 @@ rule splits:
         "logs/splits/{dataset}/{protocol}.log",
     params:
         spec=lambda wc: config["protocols"][wc.protocol],
-        code=code_hash("gssl.splits", "gssl.h5io"),
+        code=code_hash("gssl.splits"),
     script:
         "../scripts/splits.py"

@@ -1,0 +1,153 @@
+"""Pipeline overhead: what the workflow costs on top of the numerics.
+
+Prints, measured in one run on this machine:
+  1. DAG construction time of a dry run for a config of >= 2,000 solve jobs;
+  2. per-job overhead of a trivial solve job (process start, imports, MLflow logging), from the
+     Snakemake benchmark files of real jobs, split into fit time and everything else;
+  3. MLflow logging time per run (log_run on the sqlite store, in-process, warm).
+
+    python benchmarks/pipeline_overhead.py [--jobs 2000] [--solve-jobs 8] [--log-runs 50]
+
+Everything runs in a temporary copy of the workflow; nothing under results/ is touched.
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import json
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import yaml
+
+REPO = Path(__file__).resolve().parents[1]
+SNAKEMAKE = str(Path(sys.executable).with_name("snakemake"))
+
+
+def workspace(root: Path, config: dict) -> Path:
+    shutil.copy(REPO / "Snakefile", root)
+    shutil.copytree(REPO / "workflow", root / "workflow")
+    (root / "config").mkdir()
+    (root / "config" / "config.yaml").write_text(yaml.safe_dump(config, sort_keys=False))
+    return root
+
+
+def config_for(n_methods: int, repeats: int) -> dict:
+    """A moons config with n_methods x 2 protocols x repeats solve jobs (cheap RLS fits)."""
+    methods = {f"rls{i}": {"solver": "rls", "params": {"kernel": {"kind": "rbf", "sigma": 1.0 + i},
+                                                       "gamma_A": 0.01}}
+               for i in range(n_methods)}
+    return {
+        "datasets": {"moons": {"source": "two_moons",
+                               "params": {"n_samples": 200, "n_features": 10, "noise": 0.1}}},
+        "preprocessing": {"std": ["standardize"]},
+        "graphs": {"knn8": {"kind": "knn", "k": 8, "weights": "binary"}},
+        "methods": methods,
+        "protocols": {"lpc1": {"kind": "labels_per_class", "n": 1, "repeats": repeats},
+                      "lpc2": {"kind": "labels_per_class", "n": 2, "repeats": repeats}},
+        "experiments": {"bench": {"datasets": ["moons"], "preprocessing": ["std"],
+                                  "graphs": ["knn8"], "methods": sorted(methods),
+                                  "protocols": ["lpc1", "lpc2"]}},
+    }
+
+
+def snakemake(ws: Path, *args) -> float:
+    env = {k: v for k, v in os.environ.items() if k != "MLFLOW_TRACKING_URI"}
+    env["GSSL_OFFLINE"] = "1"
+    t0 = time.perf_counter()
+    proc = subprocess.run([SNAKEMAKE, *args], cwd=ws, env=env, capture_output=True, text=True)
+    elapsed = time.perf_counter() - t0
+    if proc.returncode != 0:
+        raise SystemExit(f"snakemake {' '.join(args)} failed:\n{proc.stderr[-3000:]}")
+    return elapsed
+
+
+def dag_time(n_jobs: int) -> tuple[int, float]:
+    """Wall time of `snakemake -n` (start, config check, DAG) for >= n_jobs solve jobs."""
+    n_methods = max(1, -(-n_jobs // (2 * 50)))
+    with tempfile.TemporaryDirectory() as tmp:
+        ws = workspace(Path(tmp), config_for(n_methods, 50))
+        t = snakemake(ws, "-n", "--cores", "1", "--quiet")
+    return n_methods * 2 * 50, t
+
+
+def solve_overhead(n: int) -> dict:
+    cfg = config_for(1, max(1, n // 2))
+    with tempfile.TemporaryDirectory() as tmp:
+        ws = workspace(Path(tmp), cfg)
+        snakemake(ws, "--cores", "1")
+        rows = []
+        for tsv in (ws / "results" / "benchmarks" / "solve").rglob("*.tsv"):
+            with open(tsv) as fh:
+                rows.append(next(csv.DictReader(fh, delimiter="\t")))
+        results = [json.loads(p.read_text()) for p in (ws / "results" / "runs").rglob("*.json")]
+    wall = [float(r["s"]) for r in rows]
+    cpu = [float(r["cpu_time"]) for r in rows]
+    fit = [r["metrics"]["fit_seconds"] + r["metrics"]["load_seconds"] for r in results]
+    return {"jobs": len(rows), "wall_median": statistics.median(wall),
+            "cpu_median": statistics.median(cpu), "fit_median": statistics.median(fit)}
+
+
+def mlflow_log_time(n: int) -> dict:
+    from gssl.tracking import init_store, log_run
+
+    with tempfile.TemporaryDirectory() as tmp:
+        uri = f"sqlite:///{tmp}/mlflow.db"
+        t0 = time.perf_counter()
+        exp_id = init_store(uri, ["bench"], results_dir=tmp)["bench"]
+        t_init = time.perf_counter() - t0
+        params = {"method": {"solver": "rls", "params": {"gamma_A": 0.01, "kernel": {"sigma": 1}}},
+                  "graph": {"kind": "knn", "k": 10}, "seed": 0}
+        metrics = {"error_unlabeled": 12.5, "fit_seconds": 0.1, "n_iter": 1.0}
+        times = []
+        for i in range(n):
+            t0 = time.perf_counter()
+            log_run(uri, exp_id, f"run{i}", {"gssl.method": "rls"}, params, metrics,
+                    history=[{"iteration": 1, "objective": 1.0}],
+                    artifacts={"predictions.json": {"predictions": list(range(200))}})
+            times.append(time.perf_counter() - t0)
+    return {"init": t_init, "median": statistics.median(times), "max": max(times), "n": n}
+
+
+def main(argv=None) -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--jobs", type=int, default=2000, help="solve jobs in the dry-run config")
+    ap.add_argument("--solve-jobs", type=int, default=8, help="trivial solve jobs actually run")
+    ap.add_argument("--log-runs", type=int, default=50, help="MLflow runs logged in-process")
+    args = ap.parse_args(argv)
+
+    t0 = time.perf_counter()
+    import_mlflow = subprocess.run([sys.executable, "-c", "import time; t=time.perf_counter(); "
+                                    "import gssl.tracking, mlflow.tracking, "
+                                    "mlflow.store.tracking.sqlalchemy_store; "
+                                    "print(time.perf_counter()-t)"], capture_output=True, text=True)
+    import_sklearn = subprocess.run([sys.executable, "-c", "import time; t=time.perf_counter(); "
+                                     "import gssl.solvers.registry, gssl.pipeline; "
+                                     "print(time.perf_counter()-t)"], capture_output=True, text=True)
+    jobs, t_dag = dag_time(args.jobs)
+    so = solve_overhead(args.solve_jobs)
+    ml = mlflow_log_time(args.log_runs)
+
+    print(f"machine: {os.cpu_count()} CPUs, Python {sys.version.split()[0]}")
+    print(f"1. DAG construction, dry run of {jobs} solve jobs ({jobs + 8} jobs in all): "
+          f"{t_dag:.1f} s ({1000 * t_dag / jobs:.2f} ms per job)")
+    print(f"2. trivial solve job, median over {so['jobs']} jobs run by snakemake --cores 1:")
+    print(f"     wall {so['wall_median']:.2f} s, CPU {so['cpu_median']:.2f} s, of which load+fit "
+          f"{so['fit_median']:.3f} s -> overhead {so['wall_median'] - so['fit_median']:.2f} s per job "
+          f"({so['wall_median'] / max(so['fit_median'], 1e-9):.0f}x the fit)")
+    print(f"     import of gssl.tracking + MLflow sqlite store: {float(import_mlflow.stdout):.2f} s; "
+          f"import of gssl solvers (scikit-learn, scipy): {float(import_sklearn.stdout):.2f} s")
+    print(f"3. MLflow log_run on sqlite, {ml['n']} runs in one process: median {1000 * ml['median']:.0f} ms, "
+          f"max {1000 * ml['max']:.0f} ms per run (store init {ml['init']:.2f} s)")
+    print(f"total benchmark time {time.perf_counter() - t0:.0f} s")
+
+
+if __name__ == "__main__":
+    main()
