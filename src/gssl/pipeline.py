@@ -103,7 +103,7 @@ def run_solver(features_path, graph_path, splits_path, split: int, method: dict,
 
     from .metrics import clustering_accuracy, error_rate, macro_error, purity
     from .solvers.registry import make_solver
-    from .splits import LABELED, TEST, UNLABELED, VALIDATION, load_splits
+    from .splits import LABELED, TEST, UNLABELED, UNUSED, VALIDATION, load_splits
 
     t_load = time.perf_counter()
     X, y = load_features(features_path)
@@ -126,6 +126,11 @@ def run_solver(features_path, graph_path, splits_path, split: int, method: dict,
     if (role == VALIDATION).any():  # held-out labels for early stopping / selection, never fitted
         val = np.flatnonzero(role == VALIDATION)
         fit_kwargs["validation"] = (val, y[val])
+    fit_args = _fit_parameters(est)
+    if "train_mask" in fit_args:  # inductive solvers: learn on labeled + unlabeled nodes only
+        fit_kwargs["train_mask"] = (role == LABELED) | (role == UNLABELED)
+    if "predict_mask" in fit_args:  # ... and predict the scored nodes (others are UNUSED)
+        fit_kwargs["predict_mask"] = role != UNUSED
     t_fit = time.perf_counter()
     est.fit(graph, y_train, n_classes=n_classes, **fit_kwargs)
     fit_seconds = time.perf_counter() - t_fit
@@ -145,6 +150,13 @@ def run_solver(features_path, graph_path, splits_path, split: int, method: dict,
     history = list(getattr(est, "history_", None) or [])
     return {"metrics": metrics, "history": history, "predictions": pred.tolist(),
             "converged": getattr(est, "converged_", None), "stop_reason": getattr(est, "stop_reason_", None)}
+
+
+def _fit_parameters(est) -> set:
+    """Names of the keyword arguments ``est.fit`` accepts (optional hooks: train_mask, predict_mask)."""
+    import inspect
+
+    return set(inspect.signature(est.fit).parameters)
 
 
 def _param_names(solver: str) -> set:

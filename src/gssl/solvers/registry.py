@@ -4,14 +4,34 @@ from __future__ import annotations
 
 from ..errors import ConfigError
 from .baselines import LabelSpreadingBaseline
+from .clustering import KMeansClustering, SpectralGraphClustering
+from .lapsvm import LapRLSC, LapSVMDual, LapSVMNewton, LapSVMPCG
+from .mtv import MTVClustering
 from .rls import KernelRLS, LaplacianRLS
+from .ssdl import SSDLGA, SparseCodingSVM
 from .svm import KernelSVM
+from .tv import CheegerRLS, CheegerSVM, LapRLSSimplex, LapSVMSimplex, TVRLS, TVSVM
 
 SOLVERS = {
     "rls": KernelRLS,
     "lap_rls": LaplacianRLS,
     "svm": KernelSVM,
     "label_spreading": LabelSpreadingBaseline,
+    "ssdl_ga": SSDLGA,
+    "sc_svm": SparseCodingSVM,
+    "lapsvm_dual": LapSVMDual,
+    "lapsvm_newton": LapSVMNewton,
+    "lapsvm_pcg": LapSVMPCG,
+    "laprlsc": LapRLSC,
+    "mtv": MTVClustering,
+    "spectral_clustering": SpectralGraphClustering,
+    "kmeans": KMeansClustering,
+    "tv_rls": TVRLS,
+    "cheeger_rls": CheegerRLS,
+    "tv_svm": TVSVM,
+    "cheeger_svm": CheegerSVM,
+    "lap_rls_simplex": LapRLSSimplex,
+    "lap_svm_mc": LapSVMSimplex,
 }
 
 _COMMON = ["gssl.solvers.base"]
@@ -21,6 +41,20 @@ _MODULES = {
                 "gssl.graphs.laplacian"],
     "svm": ["gssl.solvers.svm", "gssl.kernels"],
     "label_spreading": ["gssl.solvers.baselines"],
+    "ssdl_ga": ["gssl.solvers.ssdl", "gssl.optim.fista", "gssl.graphs.lle", "gssl.graphs.knn"],
+    "sc_svm": ["gssl.solvers.ssdl", "gssl.optim.fista", "gssl.graphs.lle", "gssl.graphs.knn"],
+    **{name: ["gssl.solvers.lapsvm", "gssl.solvers.rls", "gssl.kernels", "gssl.optim",
+              "gssl.optim.pcg", "gssl.optim.manifold_primal", "gssl.graphs.base",
+              "gssl.graphs.laplacian"]
+       for name in ("lapsvm_dual", "lapsvm_newton", "lapsvm_pcg", "laprlsc")},
+    "mtv": ["gssl.solvers.mtv", "gssl.optim.mtv_step", "gssl.optim.graph_ops",
+            "gssl.optim.simplex"],
+    "spectral_clustering": ["gssl.solvers.clustering"],
+    "kmeans": ["gssl.solvers.clustering"],
+    **{name: ["gssl.solvers.tv", "gssl.kernels", "gssl.optim.graph_ops", "gssl.optim.tv",
+              "gssl.optim.simplex", "gssl.optim.qp", "gssl.graphs.base", "gssl.graphs.laplacian"]
+       for name in ("tv_rls", "cheeger_rls", "tv_svm", "cheeger_svm", "lap_rls_simplex",
+                    "lap_svm_mc")},
 }
 
 

@@ -1,0 +1,318 @@
+"""Laplacian SVM family after Melacci & Belkin (2011), "Laplacian Support Vector Machines Trained
+in the Primal" (JMLR 12): dual LapSVM (Belkin et al. 2006), primal LapSVM by Newton's method and by
+preconditioned conjugate gradient with early stopping, and LapRLSC with bias (closed form or PCG).
+
+All four share f = K alpha + b 1 over every graph node (kernel expansion, so they extend to new
+points), the normalized (or declared) graph Laplacian raised to ``laplacian_power`` (M = L^p), and
+one-vs-all ±1 targets (binary problems: one column, +1 = second class). The primal problems are
+the paper's Eq. 7 / Eq. 14 without extra scaling (no 1/l, no 1/(l+u)^2):
+
+    LapSVM primal:  min 1/2 ( sum_{i in L} max(0, 1 - y_i f_i)^2 + gamma_A a'Ka + gamma_I f'Mf )
+    LapRLSC:        min 1/2 ( sum_{i in L} (y_i - f_i)^2         + gamma_A a'Ka + gamma_I f'Mf )
+
+The dual LapSVM is Belkin et al.'s hinge-loss (L1) problem with the same unscaled weights:
+
+    min_{a, b} sum_{i in L} max(0, 1 - y_i f_i) + gamma_A a'Ka + gamma_I a'KMKa,   f = Ka + b,
+
+(the bias is libsvm's and stays out of the intrinsic term, as in Belkin et al.). Its dual is an SVM
+dual over the labeled points with C = 1 and the Gram matrix G = J K (2 gamma_A I + 2 gamma_I M K)^-1 J'
+(solved by libsvm through sklearn's SVC(kernel="precomputed")), then
+a = (2 gamma_A I + 2 gamma_I M K)^-1 J' Y beta. Relation to Belkin et al.'s scaling
+(1/l sum V + gA ||f||^2 + gI/(l+u)^2 f'Lf): gamma_A = l gA, gamma_I = l gI / (l+u)^2.
+"""
+
+from __future__ import annotations
+
+import numbers
+from collections import Counter
+
+import numpy as np
+from sklearn.svm import SVC
+
+from ..errors import ConfigError, SolverError
+from ..kernels import kernel_matrix, validate_kernel
+from ..optim import (STOPPING, LaplacianPower, default_check_every, laprlsc_closed_form,
+                     lapsvm_newton, make_criterion, manifold_pcg, primal_objective)
+from .base import check_nonnegative, check_positive, ova_scores, ova_targets, require_features
+from .rls import _LAPLACIANS, _KernelExpansion
+
+_DEFAULT_KERNEL = {"kind": "rbf", "sigma": 1.0}
+
+
+def _check_int(owner, name, v, minimum=1, allow_none=True):
+    if v is None and allow_none:
+        return
+    if isinstance(v, bool) or not isinstance(v, numbers.Integral) or v < minimum:
+        raise ConfigError(f"{owner}: {name} must be {'null or ' if allow_none else ''}an integer "
+                          f">= {minimum}, got {v!r}")
+
+
+class _ManifoldKernelMachine(_KernelExpansion):
+    """Shared parameters, kernel/Laplacian preparation and one-vs-all bookkeeping."""
+
+    def _check_common(self):
+        owner = type(self).__name__
+        validate_kernel(self.kernel)
+        check_positive(owner, gamma_A=self.gamma_A)
+        check_nonnegative(owner, gamma_I=self.gamma_I)
+        if self.laplacian not in _LAPLACIANS:
+            raise ConfigError(f"{owner}: laplacian must be one of {list(_LAPLACIANS)}, "
+                              f"got {self.laplacian!r}")
+        _check_int(owner, "laplacian_power", self.laplacian_power)
+
+    def _prepare(self, graph, codes, n_classes):
+        X = require_features(graph, type(self).__name__)
+        self.X_fit_ = X
+        K = kernel_matrix(X, None, self.kernel)
+        p = self.laplacian_power if self.laplacian_power is not None else graph.laplacian_power
+        M = LaplacianPower(graph.laplacian(self.laplacian, 1), p)
+        lab = np.flatnonzero(codes >= 0)
+        Y = ova_targets(codes[lab], n_classes)          # (l, C') with C' = 1 for binary
+        return K, M, lab, Y
+
+    def _val_targets(self, n_classes, column):
+        """Validation nodes and their ±1 targets for one-vs-all column ``column``."""
+        if self._validation is None:
+            return None
+        idx, vcodes = self._validation
+        pos = 1 if n_classes == 2 else column
+        return np.asarray(idx), np.where(np.asarray(vcodes) == pos, 1.0, -1.0)
+
+    def _unlabeled(self, n, lab):
+        mask = np.ones(n, bool)
+        mask[lab] = False
+        if self._validation is not None:
+            mask[np.asarray(self._validation[0])] = False
+        return np.flatnonzero(mask)
+
+    def _finish(self, K, alphas, bs):
+        self.dual_coef_ = np.column_stack(alphas)
+        self.intercept_ = np.asarray(bs, dtype=np.float64)
+        return ova_scores(K @ self.dual_coef_ + self.intercept_)
+
+    def _decision_new(self, X_new):
+        return ova_scores(kernel_matrix(X_new, self.X_fit_, self.kernel) @ self.dual_coef_
+                          + self.intercept_)
+
+    def _summarize(self, results, column_reasons=None):
+        """n_iter_ = max over the one-vs-all problems (per class in n_iter_per_class_)."""
+        self.n_iter_per_class_ = [int(r.n_iter) for r in results]
+        self.n_iter_ = max(self.n_iter_per_class_)
+        self.converged_ = all(r.converged for r in results)
+        reasons = Counter(column_reasons or [r.stop_reason for r in results])
+        self.stop_reason_ = (next(iter(reasons)) if len(reasons) == 1 else
+                             ", ".join(f"{k} x{v}" for k, v in sorted(reasons.items())))
+        self.objective_ = [float(r.objective) for r in results]
+        self.history_ = [dict(h, column=c) for c, r in enumerate(results) for h in r.history]
+
+
+def _common_init(self, kernel, gamma_A, gamma_I, laplacian, laplacian_power):
+    self.kernel = kernel
+    self.gamma_A = gamma_A
+    self.gamma_I = gamma_I
+    self.laplacian = laplacian
+    self.laplacian_power = laplacian_power
+
+
+class LapSVMDual(_ManifoldKernelMachine):
+    """LapSVM in the dual (Belkin et al. 2006), two steps: libsvm on the l x l Gram matrix
+    G = J K (2 gamma_A I + 2 gamma_I M K)^-1 J' with C = 1, then a = (2 gamma_A I + 2 gamma_I M K)^-1 J'Y beta.
+
+    Hinge loss (not squared), bias from libsvm. One (n x n) LU factorization shared by every
+    one-vs-all column; O(n^3) time and a few n x n float64 arrays. ``tol`` is libsvm's.
+    Fitted: dual_coef_ (n, C'), intercept_ (C',), beta_ list of (l,) dual variables per column.
+    """
+
+    def __init__(self, kernel=_DEFAULT_KERNEL, gamma_A=1e-6, gamma_I=1e-2,  # noqa: B006
+                 laplacian=None, laplacian_power=None, tol=1e-3):
+        _common_init(self, kernel, gamma_A, gamma_I, laplacian, laplacian_power)
+        self.tol = tol
+
+    def check_params(self):
+        self._check_common()
+        check_positive("LapSVMDual", tol=self.tol)
+
+    def _fit(self, graph, codes, n_classes):
+        K, M, lab, Y = self._prepare(graph, codes, n_classes)
+        alpha, b, betas, iters = lapsvm_dual(K, M, lab, Y, self.gamma_A, self.gamma_I, self.tol)
+        self.beta_ = betas
+        self.n_iter_per_class_ = iters
+        self.n_iter_ = max(iters)
+        self.stop_reason_ = "libsvm"
+        self.history_ = [{"iteration": it, "column": c, "n_support": int(np.sum(bt > 0))}
+                         for c, (it, bt) in enumerate(zip(iters, betas))]
+        return self._finish(K, list(alpha.T), list(b))
+
+
+def lapsvm_dual(K, M, lab, Y, gamma_A, gamma_I, tol=1e-3):
+    """The two-step dual LapSVM on a precomputed Gram matrix K (n, n) and M = L^p (operator with
+    ``dense_times``). ``Y`` (l, C') ±1 targets of the labeled nodes ``lab``.
+
+    Step 1: G = J K A^-1 J' with A = 2 gamma_A I + 2 gamma_I M K (one LU of A), libsvm with C = 1.
+    Step 2: alpha = A^-1 J' Y beta. Returns (alpha (n, C'), b (C',), betas, libsvm iterations).
+    """
+    import scipy.linalg as sla
+
+    n = K.shape[0]
+    A = M.dense_times(K) if hasattr(M, "dense_times") else np.asarray(M @ K)
+    A *= 2.0 * gamma_I
+    A[np.diag_indices(n)] += 2.0 * gamma_A
+    try:
+        lu = sla.lu_factor(A, overwrite_a=True, check_finite=False)
+    except (sla.LinAlgError, ValueError) as exc:
+        raise SolverError(f"LapSVMDual: 2 gamma_A I + 2 gamma_I M K cannot be factorized "
+                          f"({exc}); increase gamma_A") from exc
+    rhs = np.zeros((n, lab.size))
+    rhs[lab, np.arange(lab.size)] = 1.0
+    Z = sla.lu_solve(lu, rhs, check_finite=False)     # (n, l): A^-1 J'
+    G = K[lab] @ Z
+    G = 0.5 * (G + G.T)
+    alphas, bs, iters, betas = [], [], [], []
+    for c in range(Y.shape[1]):
+        y = Y[:, c]
+        svc = SVC(kernel="precomputed", C=1.0, tol=float(tol))
+        svc.fit(G, (y > 0).astype(int))
+        coef = np.zeros(lab.size)          # y_i beta_i with sklearn's sign (+ = class 1 = +1)
+        coef[svc.support_] = svc.dual_coef_[0]
+        alphas.append(Z @ coef)
+        bs.append(float(svc.intercept_[0]))
+        iters.append(int(np.max(svc.n_iter_)))
+        betas.append(coef * y)
+    return np.column_stack(alphas), np.asarray(bs), betas, iters
+
+
+class LapSVMNewton(_ManifoldKernelMachine):
+    """Primal LapSVM (Eq. 7, squared hinge) by Newton's method: generalized Hessian on the
+    error-vector set, step size 1, stop when the set does not change (at most ``max_iter`` steps).
+
+    Each step solves an (n+1) x (n+1) dense system (O(n^3)); M K is formed once.
+    """
+
+    def __init__(self, kernel=_DEFAULT_KERNEL, gamma_A=1e-6, gamma_I=1e-2,  # noqa: B006
+                 laplacian=None, laplacian_power=None, max_iter=50):
+        _common_init(self, kernel, gamma_A, gamma_I, laplacian, laplacian_power)
+        self.max_iter = max_iter
+
+    def check_params(self):
+        self._check_common()
+        _check_int("LapSVMNewton", "max_iter", self.max_iter, allow_none=False)
+
+    def _fit(self, graph, codes, n_classes):
+        K, M, lab, Y = self._prepare(graph, codes, n_classes)
+        MK = M.dense_times(K)
+        M1 = M @ np.ones(K.shape[0])
+        results = [lapsvm_newton(K, M, lab, Y[:, c], self.gamma_A, self.gamma_I,
+                                 max_iter=self.max_iter, MK=MK, M1=M1) for c in range(Y.shape[1])]
+        self._summarize(results)
+        return self._finish(K, [r.alpha for r in results], [r.b for r in results])
+
+
+class _PCGParams:
+    def _check_pcg(self, owner):
+        if self.stopping not in STOPPING:
+            raise ConfigError(f"{owner}: stopping must be one of {list(STOPPING)}, "
+                              f"got {self.stopping!r}")
+        _check_int(owner, "check_every", self.check_every)
+        _check_int(owner, "max_iter", self.max_iter)
+        if (isinstance(self.stability_tol, bool) or not isinstance(self.stability_tol, numbers.Real)
+                or not 0 <= self.stability_tol < 1):
+            raise ConfigError(f"{owner}: stability_tol must be in [0, 1), got "
+                              f"{self.stability_tol!r}")
+        check_positive(owner, tol=self.tol)
+
+    def _run_pcg(self, K, M, lab, Y, n_classes, loss):
+        n = K.shape[0]
+        if self.stopping in ("validation", "mixed") and self._validation is None:
+            raise SolverError(f"{type(self).__name__}: stopping={self.stopping!r} needs validation "
+                              f"nodes (fit(..., validation=(indices, labels)); in the workflow a "
+                              f"protocol with validation points such as melacci_cv); use "
+                              f"stopping='stability' without them")
+        every = self.check_every or default_check_every(n)
+        unl = self._unlabeled(n, lab)
+        results = []
+        for c in range(Y.shape[1]):
+            crit = make_criterion(self.stopping, every, self.stability_tol, self.tol)
+            results.append(manifold_pcg(
+                K, M, lab, Y[:, c], self.gamma_A, self.gamma_I, loss=loss, criterion=crit,
+                max_iter=self.max_iter, unlabeled=unl,
+                validation=self._val_targets(n_classes, c)))
+        self.check_every_ = every
+        return results
+
+
+class LapSVMPCG(_PCGParams, _ManifoldKernelMachine):
+    """Primal LapSVM (Eq. 7) by preconditioned conjugate gradient (Algorithm 1 of the paper):
+    preconditioner blockdiag(K, 1), Polak–Ribière with automatic restart, exact line search over
+    the squared-hinge breakpoints, one K-by-vector product per iteration (K M K never formed).
+
+    ``stopping``: "stability" (decisions on unlabeled nodes change <= ``stability_tol``, checked
+    every ``check_every`` iterations, default ceil(sqrt(n)/2)), "validation" (validation errors stop
+    decreasing), "mixed" (both), "gradient" (preconditioned gradient norm <= ``tol`` x initial),
+    "objective" (relative decrease <= ``tol``), "none" (to convergence, gradient 1e-10 x initial).
+    ``max_iter`` defaults to 10 n. stop_reason_ names the criterion that fired.
+    """
+
+    def __init__(self, kernel=_DEFAULT_KERNEL, gamma_A=1e-6, gamma_I=1e-2,  # noqa: B006
+                 laplacian=None, laplacian_power=None, stopping="stability", check_every=None,
+                 stability_tol=0.015, tol=1e-3, max_iter=None):
+        _common_init(self, kernel, gamma_A, gamma_I, laplacian, laplacian_power)
+        self.stopping = stopping
+        self.check_every = check_every
+        self.stability_tol = stability_tol
+        self.tol = tol
+        self.max_iter = max_iter
+
+    def check_params(self):
+        self._check_common()
+        self._check_pcg("LapSVMPCG")
+
+    def _fit(self, graph, codes, n_classes):
+        K, M, lab, Y = self._prepare(graph, codes, n_classes)
+        results = self._run_pcg(K, M, lab, Y, n_classes, "squared_hinge")
+        self._summarize(results)
+        return self._finish(K, [r.alpha for r in results], [r.b for r in results])
+
+
+class LapRLSC(_PCGParams, _ManifoldKernelMachine):
+    """Laplacian RLS classifier with bias (Eq. 14), ``method`` "closed_form" (Eq. 15, one dense
+    (n+1) system for all columns) or "pcg" (same PCG as LapSVMPCG with the closed-form step and the
+    same ``stopping`` options; default "none" = to convergence).
+
+    Same gamma_A, gamma_I as gssl's ``lap_rls`` (LaplacianRLS: (J K + gamma_A I + gamma_I L K) a = Y,
+    whose objective is twice Eq. 14's) except that this one has the unregularized bias b.
+    """
+
+    def __init__(self, kernel=_DEFAULT_KERNEL, gamma_A=1e-6, gamma_I=1e-2,  # noqa: B006
+                 laplacian=None, laplacian_power=None, method="closed_form", stopping="none",
+                 check_every=None, stability_tol=0.015, tol=1e-3, max_iter=None):
+        _common_init(self, kernel, gamma_A, gamma_I, laplacian, laplacian_power)
+        self.method = method
+        self.stopping = stopping
+        self.check_every = check_every
+        self.stability_tol = stability_tol
+        self.tol = tol
+        self.max_iter = max_iter
+
+    def check_params(self):
+        self._check_common()
+        if self.method not in ("closed_form", "pcg"):
+            raise ConfigError(f"LapRLSC: method must be 'closed_form' or 'pcg', got {self.method!r}")
+        self._check_pcg("LapRLSC")
+
+    def _fit(self, graph, codes, n_classes):
+        K, M, lab, Y = self._prepare(graph, codes, n_classes)
+        if self.method == "pcg":
+            results = self._run_pcg(K, M, lab, Y, n_classes, "squared")
+            self._summarize(results)
+            return self._finish(K, [r.alpha for r in results], [r.b for r in results])
+        alpha, b = laprlsc_closed_form(K, M, lab, Y, self.gamma_A, self.gamma_I)
+        self.n_iter_ = 1
+        self.objective_ = [primal_objective(K, M, lab, Y[:, c], self.gamma_A, self.gamma_I,
+                                            alpha[:, c], b[c], loss="squared")
+                           for c in range(Y.shape[1])]
+        self.history_ = [{"iteration": 1, "column": c, "objective": o}
+                         for c, o in enumerate(self.objective_)]
+        return self._finish(K, list(alpha.T), list(b))
+
+
+__all__ = ["LapSVMDual", "LapSVMNewton", "LapSVMPCG", "LapRLSC", "lapsvm_dual"]

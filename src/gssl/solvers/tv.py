@@ -1,0 +1,551 @@
+"""Total-variation and Cheeger-cut classifiers of Bresson & Zhang ("TV-SVM"), binary and multiclass.
+
+Binary (two classes, y = ±1 on labeled nodes, label = sign of the output; +1 = class 1):
+  TVRLS       eq. (21)-(27)   tv_rls
+  CheegerRLS  eq. (29)-(38)   cheeger_rls
+  TVSVM       eq. (73)-(80)   tv_svm        (h-step: diagonal dual QP (75), solved exactly)
+  CheegerSVM  eq. (84)-(96)   cheeger_svm   (SVM(g): dense dual QP (94), projected method)
+Multiclass (C > 2, outputs on the probability simplex, label = argmax):
+  TVRLS       eq. (107)-(111),  CheegerRLS eq. (114)-(123),  TVSVM eq. (139)-(143),
+  CheegerSVM  eq. (145)-(154),  LapRLSSimplex eq. (99)-(103) (lap_rls_simplex),
+  LapSVMSimplex eq. (124)-(131) (lap_svm_mc).
+Binary RLS (3), Lap-RLS (8), SVM (46)-(48) and Lap-SVM (53)-(56) are the existing solvers
+``rls``, ``lap_rls`` (gamma_A = lambda/eta, gamma_I = gamma/eta), ``svm`` and ``lapsvm_dual``
+(gamma_A = lambda/2, gamma_I = gamma/2).
+
+Conventions the paper leaves open (documented in docs/reproduction/4-tv-svm.md):
+  * graph TV ||Dg|| counts each edge once (``gssl.optim.graph_ops``); the ROF sub-problems are
+    solved by ``gssl.optim.rof_prox`` (accelerated Chambolle-Pock with a duality-gap stop);
+  * hinge constraints apply to the labeled nodes only (unlabeled nodes have no y_i);
+  * the dual matrices use G = K A^{-1} (A = lambda I + r K [+ gamma L K]), the symmetric form that
+    the derivation gives (the paper prints A^{-1} K, its transpose);
+  * the iteration starts from the Parzen-window spread of the labels, g0 = K[:, lab] y_lab,
+    normalized like the iterates; multipliers start at 0 and follow the standard augmented
+    Lagrangian update (the paper writes it for the binary case only);
+  * ``normalize=True`` applies the paper's sphere projection g <- N g / ||g|| (binary TV methods
+    also subtract the mean); multiclass scores are the simplex points before that rescaling.
+Every iterative method records its objective per outer iteration in ``history_`` and stops when
+the relative change of its main iterate falls below ``tol`` (stop_reason "relative change") or
+after ``max_iter`` iterations ("max_iter").
+"""
+
+from __future__ import annotations
+
+import time
+
+import numpy as np
+import scipy.linalg as sla
+
+from ..errors import ConfigError, SolverError
+from ..kernels import kernel_matrix, validate_kernel
+from ..optim.graph_ops import gradient_norm_bound, gradient_operator
+from ..optim.qp import qp_box_equality, qp_diagonal
+from ..optim.simplex import project_simplex
+from ..optim.tv import rof_prox
+from .base import SemiSupervisedClassifier, check_nonnegative, check_positive, require_features
+
+_DEFAULT_KERNEL = {"kind": "rbf", "sigma": 1.0}
+
+
+def cheeger_energy(D, f) -> np.ndarray | float:
+    """Cheeger ratio ||D f||_1 / sum_i |f_i - median(f)| (column-wise for f (n, C))."""
+    f = np.asarray(f, dtype=np.float64)
+    num = np.abs(D @ f).sum(axis=0)
+    den = np.abs(f - np.median(f, axis=0)).sum(axis=0)
+    out = num / np.maximum(den, 1e-300)
+    return float(out) if f.ndim == 1 else out
+
+
+def sphere(v, radius, zero_mean=False):
+    """The paper's normalization: v <- radius v / ||v|| per column, then optionally v - mean(v)."""
+    v = np.asarray(v, dtype=np.float64)
+    nrm = np.linalg.norm(v, axis=0)
+    v = radius * v / np.maximum(nrm, 1e-300)
+    if zero_mean:
+        v = v - v.mean(axis=0)
+    return v
+
+
+class _TVBase(SemiSupervisedClassifier):
+    """Shared parameters, checks and set-up (kernel, gradient operator, targets)."""
+
+    _name = "TV"
+
+    def _check_common(self):
+        validate_kernel(self.kernel)
+        if getattr(self, "output", "f") not in ("f", "g"):
+            raise ConfigError(f"{self._name}: output must be 'f' (the RKHS function, as the paper "
+                              f"classifies) or 'g' (the TV-regularized split variable), "
+                              f"got {self.output!r}")
+        check_positive(self._name, lam=self.lam, tol=self.tol, prox_tol=self.prox_tol)
+        for name in ("max_iter", "prox_max_iter"):
+            v = getattr(self, name)
+            if isinstance(v, bool) or not isinstance(v, (int, np.integer)) or v < 1:
+                raise ConfigError(f"{self._name}: {name} must be an integer >= 1, got {v!r}")
+        if not isinstance(self.normalize, bool):
+            raise ConfigError(f"{self._name}: normalize must be true or false, "
+                              f"got {self.normalize!r}")
+
+    def _setup(self, graph, codes, n_classes, pm_one_multiclass=False):
+        X = require_features(graph, self._name)
+        t0 = time.perf_counter()
+        self.K_ = K = kernel_matrix(X, None, self.kernel)
+        self.D_ = D = gradient_operator(graph.W)
+        self._normD = gradient_norm_bound(D)
+        lab = codes >= 0
+        n = codes.size
+        if n_classes == 2:
+            Y = np.zeros((n, 1))
+            Y[lab, 0] = np.where(codes[lab] == 1, 1.0, -1.0)
+        else:
+            Y = np.zeros((n, n_classes))
+            Y[lab] = (codes[lab, None] == np.arange(n_classes)).astype(float)
+            if pm_one_multiclass:
+                Y[lab] = 2.0 * Y[lab] - 1.0
+        self._setup_seconds = time.perf_counter() - t0
+        return K, D, lab, Y
+
+    def _prox(self, z, gamma, r, p0=None):
+        g, info = rof_prox(self.D_, z, gamma, r, tol=self.prox_tol, max_iter=self.prox_max_iter,
+                           p0=p0, norm_D=self._normD)
+        self._prox_iters += info["iterations"]
+        return g, info["p"]
+
+    def _start(self):
+        self._prox_iters = 0
+        self.history_ = []
+        self.converged_, self.stop_reason_ = False, "max_iter"
+
+    def _record(self, it, objective, change, **extra):
+        self.history_.append({"iteration": it, "objective": float(objective),
+                              "relative_change": float(change), **extra})
+        self.n_iter_ = it
+        if change < self.tol:
+            self.converged_, self.stop_reason_ = True, "relative change"
+            return True
+        return False
+
+    def _finish(self):
+        self.prox_iterations_ = self._prox_iters
+        del self.K_
+
+
+def _rel_change(new, old):
+    return float(np.linalg.norm(new - old) / max(np.linalg.norm(old), 1e-300))
+
+
+def _chol(A, name):
+    try:
+        return sla.cho_factor(A, check_finite=False)
+    except (sla.LinAlgError, ValueError) as exc:
+        raise SolverError(f"{name}: lambda I + r K is not positive definite ({exc}); "
+                          f"increase lam") from exc
+
+
+# ---------------------------------------------------------------------------------------------
+class TVRLS(_TVBase):
+    """TV-based RLS. Binary: ADMM (21)-(27) with splittings f = g = h (r1, r2). Multiclass:
+    (107)-(110) with r = r1, simplex projection and sphere normalization of g."""
+
+    _name = "TVRLS"
+
+    def __init__(self, kernel=_DEFAULT_KERNEL, eta=1.0, lam=1.0, gamma=1.0,  # noqa: B006
+                 r1=1.0, r2=1.0, normalize=True, output="f", max_iter=100, tol=1e-4,
+                 prox_tol=1e-4, prox_max_iter=500):
+        self.kernel, self.eta, self.lam, self.gamma = kernel, eta, lam, gamma
+        self.r1, self.r2, self.normalize, self.output = r1, r2, normalize, output
+        self.max_iter, self.tol, self.prox_tol, self.prox_max_iter = (max_iter, tol, prox_tol,
+                                                                      prox_max_iter)
+
+    def check_params(self):
+        self._check_common()
+        check_positive(self._name, eta=self.eta, r1=self.r1, r2=self.r2)
+        check_nonnegative(self._name, gamma=self.gamma)
+
+    def _fit(self, graph, codes, n_classes):
+        K, D, lab, Y = self._setup(graph, codes, n_classes)
+        self._start()
+        out = self._binary(K, D, lab, Y[:, 0]) if n_classes == 2 else self._multi(K, D, lab, Y)
+        self._finish()
+        return out
+
+    def _binary(self, K, D, lab, y):
+        n = y.size
+        eta, lam, gam, r1, r2 = self.eta, self.lam, self.gamma, self.r1, self.r2
+        cho = _chol(lam * np.eye(n) + r1 * K, self._name)
+        norm = (lambda v: sphere(v, n, zero_mean=True)) if self.normalize else (lambda v: v)
+        g = norm(K[:, lab] @ y[lab])
+        l1, l2, p = np.zeros(n), np.zeros(n), None
+        Jd = lab.astype(float)
+        for it in range(1, self.max_iter + 1):
+            alpha = sla.cho_solve(cho, r1 * g - l1, check_finite=False)          # (21)
+            f = K @ alpha                                                        # (22)
+            h = (eta * y + r2 * g - l2) / (eta * Jd + r2)                         # (23)
+            z = (r1 * f + l1 + r2 * h + l2) / (r1 + r2)                           # (25)
+            gbar, p = self._prox(z, gam, r1 + r2, p)
+            g_new = norm(gbar)                                                   # (26)-(27)
+            l1 += r1 * (f - g_new)                                               # (13)
+            l2 += r2 * (h - g_new)                                               # (14)
+            obj = (0.5 * eta * np.sum((y[lab] - f[lab]) ** 2) + 0.5 * lam * alpha @ f
+                   + gam * np.abs(D @ f).sum())
+            change = _rel_change(g_new, g)
+            g = g_new
+            if self._record(it, obj, change, constraint=float(np.linalg.norm(f - g) / n)):
+                break
+        self.dual_coef_ = alpha
+        out = f if self.output == "f" else g
+        return np.column_stack([-out, out])
+
+    def _multi(self, K, D, lab, Y):
+        n, C = Y.shape
+        eta, lam, gam, r = self.eta, self.lam, self.gamma, self.r1
+        A = eta * np.where(lab[:, None], K, 0.0) + r * K
+        A[np.diag_indices(n)] += lam
+        lu = sla.lu_factor(A, check_finite=False)
+        norm = (lambda v: sphere(v, n)) if self.normalize else (lambda v: v)
+        Gs = project_simplex(K[:, lab] @ Y[lab])
+        G = norm(Gs)
+        Lm, p = np.zeros((n, C)), None
+        for it in range(1, self.max_iter + 1):
+            alpha = sla.lu_solve(lu, eta * Y + r * G - Lm, check_finite=False)    # (106)
+            F = K @ alpha                                                         # (107)
+            Ghat, p = self._prox(F + Lm / r, gam, r, p)                           # (108)
+            Gs_new = project_simplex(Ghat)                                        # (109)
+            G_new = norm(Gs_new)                                                  # (110)
+            Lm += r * (F - G_new)
+            obj = (0.5 * eta * np.sum((Y[lab] - F[lab]) ** 2) + 0.5 * lam * np.sum(alpha * F)
+                   + gam * np.abs(D @ F).sum())
+            change = _rel_change(Gs_new, Gs)
+            G, Gs = G_new, Gs_new
+            if self._record(it, obj, change):
+                break
+        self.dual_coef_ = alpha
+        return Gs
+
+
+# ---------------------------------------------------------------------------------------------
+class _CheegerBase(_TVBase):
+    """Cheeger-cut iteration (29)-(36) / (114)-(122) around a regression step e = S(g)."""
+
+    def _cheeger(self, K, D, lab, Y, regress):
+        n, C = Y.shape
+        c = self.c
+        multi = C > 1
+        Yl = Y[lab]
+        S = K[:, lab] @ Yl
+        S[lab] = Yl
+        if multi:
+            S = project_simplex(S)
+        f = sphere(S, n) if self.normalize else S
+        Sh = S
+        ps = [None] * C
+        for it in range(1, self.max_iter + 1):
+            E = np.atleast_1d(cheeger_energy(D, f))
+            g = f + c * np.sign(f)                                       # (29)/(114)
+            e = regress(g)                                               # (30)/(115)
+            h = np.empty_like(e)
+            for k in range(C):                                           # (31)/(116)
+                h[:, k], ps[k] = self._prox(e[:, k], 1.0, max(E[k], 1e-12) / c, ps[k])
+            t = h - np.median(h, axis=0)                                 # (32)/(117)
+            s = t
+            s[lab] = Yl                                                  # (35)/(120)
+            if multi:
+                s = project_simplex(s)                                   # (121)
+            f_new = sphere(s, n) if self.normalize else s                # (36)/(122)
+            change = _rel_change(s, Sh)
+            Sh, f = s, f_new
+            if self._record(it, float(np.sum(cheeger_energy(D, f))), change):
+                break
+        return f, Sh
+
+
+class CheegerRLS(_CheegerBase):
+    """Cheeger-cut RLS (29)-(38); multiclass (114)-(123). RLS(g) = K (lam I + r K)^{-1} r g."""
+
+    _name = "CheegerRLS"
+
+    def __init__(self, kernel=_DEFAULT_KERNEL, lam=1.0, r=1.0, c=1.0,  # noqa: B006
+                 normalize=True, max_iter=50, tol=1e-4, prox_tol=1e-4, prox_max_iter=500):
+        self.kernel, self.lam, self.r, self.c, self.normalize = kernel, lam, r, c, normalize
+        self.max_iter, self.tol, self.prox_tol, self.prox_max_iter = (max_iter, tol, prox_tol,
+                                                                      prox_max_iter)
+
+    def check_params(self):
+        self._check_common()
+        check_positive(self._name, r=self.r, c=self.c)
+
+    def _fit(self, graph, codes, n_classes):
+        K, D, lab, Y = self._setup(graph, codes, n_classes)
+        self._start()
+        n = K.shape[0]
+        cho = _chol(self.lam * np.eye(n) + self.r * K, self._name)
+
+        def regress(g):                                                  # (37)-(38)
+            return K @ sla.cho_solve(cho, self.r * g, check_finite=False)
+
+        f, s = self._cheeger(K, D, lab, Y, regress)
+        self._finish()
+        return np.column_stack([-f[:, 0], f[:, 0]]) if n_classes == 2 else s
+
+
+class CheegerSVM(_CheegerBase):
+    """Cheeger-cut SVM (84)-(96); multiclass (145)-(154). SVM(g) solves (92) through its dual
+    (94) over the labeled nodes: Q = Y G_LL Y, linear term 1 - r Y (G g)_L, G = K (lam I + r K)^-1,
+    then e = G (r g + J'Y beta)."""
+
+    _name = "CheegerSVM"
+
+    def __init__(self, kernel=_DEFAULT_KERNEL, lam=1.0, r=1.0, c=1.0, mu=1.0,  # noqa: B006
+                 normalize=True, max_iter=50, tol=1e-4, prox_tol=1e-4, prox_max_iter=500,
+                 qp_tol=1e-8):
+        self.kernel, self.lam, self.r, self.c, self.mu = kernel, lam, r, c, mu
+        self.normalize = normalize
+        self.max_iter, self.tol, self.prox_tol, self.prox_max_iter = (max_iter, tol, prox_tol,
+                                                                      prox_max_iter)
+        self.qp_tol = qp_tol
+
+    def check_params(self):
+        self._check_common()
+        check_positive(self._name, r=self.r, c=self.c, mu=self.mu, qp_tol=self.qp_tol)
+
+    def _fit(self, graph, codes, n_classes):
+        K, D, lab, Y = self._setup(graph, codes, n_classes, pm_one_multiclass=True)
+        self._start()
+        n = K.shape[0]
+        cho = _chol(self.lam * np.eye(n) + self.r * K, self._name)
+        svm = _DualSVMStep(K, lambda B: sla.cho_solve(cho, B, check_finite=False), lab,
+                           Y, self.r, self.mu, self.qp_tol)
+        Y01 = Y.copy()
+        if n_classes > 2:                      # the fixed labeled rows are one-hot on the simplex
+            Y01[lab] = (Y[lab] + 1.0) / 2.0
+        f, s = self._cheeger(K, D, lab, Y01, svm)
+        self.qp_iterations_ = svm.qp_iters
+        self._finish()
+        return np.column_stack([-f[:, 0], f[:, 0]]) if n_classes == 2 else s
+
+
+class _DualSVMStep:
+    """f = G (r e + J'Y beta) with beta the dual (94)/(126)/(136) of
+    min lam/2 |f|_K^2 + mu sum xi + r/2 |f - e|^2 (+ gamma/2 f'Lf via A), hinge on labeled nodes.
+    ``solve(B)`` applies A^{-1}; G = K A^{-1}. Columns of e are independent one-vs-all problems."""
+
+    def __init__(self, K, solve, lab, Y, r, mu, qp_tol):
+        self.K, self.solve, self.r, self.mu, self.qp_tol = K, solve, r, mu, qp_tol
+        self.lab = np.flatnonzero(lab)
+        n = K.shape[0]
+        E = np.zeros((n, self.lab.size))
+        E[self.lab, np.arange(self.lab.size)] = 1.0
+        self.GJ = K @ solve(E)                                  # G J'  (n, l)
+        GLL = self.GJ[self.lab]
+        self.GLL = 0.5 * (GLL + GLL.T)
+        self.Yl = Y[self.lab]
+        self.betas = [None] * Y.shape[1]
+        self.qp_iters = 0
+
+    def __call__(self, e):
+        r = self.r
+        Ge = self.K @ self.solve(e)
+        out = np.empty_like(e)
+        for k in range(e.shape[1]):
+            y = self.Yl[:, k]
+            Q = y[:, None] * self.GLL * y[None, :]
+            a = 1.0 - r * y * Ge[self.lab, k]
+            beta, info = qp_box_equality(Q, a, y, 0.0, self.mu, tol=self.qp_tol,
+                                         beta0=self.betas[k])
+            self.betas[k] = beta
+            self.qp_iters += info["iterations"]
+            out[:, k] = r * Ge[:, k] + self.GJ @ (y * beta)
+        return out
+
+
+# ---------------------------------------------------------------------------------------------
+class TVSVM(_TVBase):
+    """TV-based SVM. Binary: ADMM (73)-(80), the h-step's dual (75) has diagonal Q = I/r2 and is
+    solved exactly (``qp_diagonal``). Multiclass: (139)-(142) with r = r1, f-step through the dense
+    dual (136)-(138)."""
+
+    _name = "TVSVM"
+
+    def __init__(self, kernel=_DEFAULT_KERNEL, lam=1.0, gamma=1.0, mu=1.0,  # noqa: B006
+                 r1=1.0, r2=1.0, normalize=True, output="f", max_iter=100, tol=1e-4,
+                 prox_tol=1e-4, prox_max_iter=500, qp_tol=1e-8):
+        self.kernel, self.lam, self.gamma, self.mu = kernel, lam, gamma, mu
+        self.r1, self.r2, self.normalize, self.output = r1, r2, normalize, output
+        self.max_iter, self.tol, self.prox_tol, self.prox_max_iter = (max_iter, tol, prox_tol,
+                                                                      prox_max_iter)
+        self.qp_tol = qp_tol
+
+    def check_params(self):
+        self._check_common()
+        check_positive(self._name, mu=self.mu, r1=self.r1, r2=self.r2, qp_tol=self.qp_tol)
+        check_nonnegative(self._name, gamma=self.gamma)
+
+    def _fit(self, graph, codes, n_classes):
+        K, D, lab, Y = self._setup(graph, codes, n_classes, pm_one_multiclass=True)
+        self._start()
+        out = self._binary(K, D, lab, Y[:, 0]) if n_classes == 2 else self._multi(K, D, lab, Y)
+        self._finish()
+        return out
+
+    def _binary(self, K, D, lab, y):
+        n = y.size
+        lam, gam, r1, r2, mu = self.lam, self.gamma, self.r1, self.r2, self.mu
+        cho = _chol(lam * np.eye(n) + r1 * K, self._name)
+        norm = (lambda v: sphere(v, n, zero_mean=True)) if self.normalize else (lambda v: v)
+        g = norm(K[:, lab] @ y[lab])
+        l1, l2, p = np.zeros(n), np.zeros(n), None
+        yl = y[lab]
+        for it in range(1, self.max_iter + 1):
+            alpha = sla.cho_solve(cho, r1 * g - l1, check_finite=False)          # (73)
+            f = K @ alpha                                                        # (74)
+            e = g - l2 / r2
+            beta, _ = qp_diagonal(1.0 / r2, 1.0 - yl * e[lab], yl, 0.0, mu)      # (75)
+            h = e.copy()
+            h[lab] += yl * beta / r2                                             # (76)
+            z = (r1 * f + l1 + r2 * h + l2) / (r1 + r2)
+            gbar, p = self._prox(z, gam, r1 + r2, p)                             # (78)
+            g_new = norm(gbar)                                                   # (79)-(80)
+            l1 += r1 * (f - g_new)
+            l2 += r2 * (h - g_new)
+            obj = (0.5 * lam * alpha @ f + mu * np.maximum(0.0, 1.0 - yl * h[lab]).sum()
+                   + gam * np.abs(D @ f).sum())
+            change = _rel_change(g_new, g)
+            g = g_new
+            if self._record(it, obj, change, constraint=float(np.linalg.norm(f - g) / n)):
+                break
+        self.dual_coef_ = alpha
+        out = f if self.output == "f" else g
+        return np.column_stack([-out, out])
+
+    def _multi(self, K, D, lab, Y):
+        n, C = Y.shape
+        lam, gam, r = self.lam, self.gamma, self.r1
+        cho = _chol(lam * np.eye(n) + r * K, self._name)
+        svm = _DualSVMStep(K, lambda B: sla.cho_solve(cho, B, check_finite=False), lab, Y, r,
+                           self.mu, self.qp_tol)
+        return _simplex_admm(self, K, D, lab, Y, svm, r, tv_gamma=gam)
+
+
+def _simplex_admm(est, K, D, lab, Y, fstep, r, tv_gamma=None):
+    """f^k = fstep(g^k - l^k/r); g = [TV prox] -> simplex -> [sphere]; l += r (f - g)."""
+    n, C = Y.shape
+    Y01 = (Y[lab] > 0).astype(float)
+    Gs = project_simplex(K[:, lab] @ Y01)
+    norm = (lambda v: sphere(v, n)) if est.normalize else (lambda v: v)
+    G = norm(Gs)
+    Lm, p = np.zeros((n, C)), None
+    for it in range(1, est.max_iter + 1):
+        F = fstep(G - Lm / r)                                                    # (129)/(139)
+        Z = F + Lm / r
+        if tv_gamma is not None:
+            Z, p = est._prox(Z, tv_gamma, r, p)                                 # (140)
+        Gs_new = project_simplex(Z)                                              # (130)/(141)
+        G_new = norm(Gs_new) if tv_gamma is not None else Gs_new                 # (142)
+        Lm += r * (F - G_new)
+        hinge = np.maximum(0.0, 1.0 - Y[lab] * F[lab]).sum()
+        obj = est.mu * hinge + (tv_gamma or 0.0) * np.abs(D @ F).sum()
+        change = _rel_change(Gs_new, Gs)
+        G, Gs = G_new, Gs_new
+        if est._record(it, obj, change):
+            break
+    est.qp_iterations_ = fstep.qp_iters
+    return Gs
+
+
+# ---------------------------------------------------------------------------------------------
+class LapRLSSimplex(_TVBase):
+    """Multiclass Laplacian RLS with the simplex constraint, (99)-(103): ADMM with f = g,
+    alpha = (eta J K + r K + lam I + gamma L K)^{-1} (eta y + r g - l), g = P_simplex(f + l/r)."""
+
+    _name = "LapRLSSimplex"
+
+    def __init__(self, kernel=_DEFAULT_KERNEL, eta=1.0, lam=1.0, gamma=1.0, r=1.0,  # noqa: B006
+                 laplacian=None, max_iter=100, tol=1e-4):
+        self.kernel, self.eta, self.lam, self.gamma, self.r = kernel, eta, lam, gamma, r
+        self.laplacian, self.max_iter, self.tol = laplacian, max_iter, tol
+
+    def check_params(self):
+        validate_kernel(self.kernel)
+        check_positive(self._name, eta=self.eta, lam=self.lam, r=self.r, tol=self.tol)
+        check_nonnegative(self._name, gamma=self.gamma)
+        v = self.max_iter
+        if isinstance(v, bool) or not isinstance(v, (int, np.integer)) or v < 1:
+            raise ConfigError(f"{self._name}: max_iter must be an integer >= 1, got {v!r}")
+
+    def _fit(self, graph, codes, n_classes):
+        X = require_features(graph, self._name)
+        K = kernel_matrix(X, None, self.kernel)
+        lab = codes >= 0
+        n, C = codes.size, n_classes
+        Y = np.zeros((n, C))
+        Y[lab] = (codes[lab, None] == np.arange(C)).astype(float)
+        L = graph.laplacian(self.laplacian)
+        A = self.gamma * np.asarray(L @ K) + self.r * K
+        A[lab] += self.eta * K[lab]
+        A[np.diag_indices(n)] += self.lam
+        lu = sla.lu_factor(A, check_finite=False)
+        self.history_ = []
+        self.converged_, self.stop_reason_ = False, "max_iter"
+        G = project_simplex(K[:, lab] @ Y[lab])
+        Lm = np.zeros((n, C))
+        r = self.r
+        for it in range(1, self.max_iter + 1):
+            alpha = sla.lu_solve(lu, self.eta * Y + r * G - Lm, check_finite=False)  # (100)
+            F = K @ alpha                                                           # (101)
+            G_new = project_simplex(F + Lm / r)                                     # (102)
+            Lm += r * (F - G_new)
+            obj = (0.5 * self.eta * np.sum((Y[lab] - F[lab]) ** 2)
+                   + 0.5 * self.lam * np.sum(alpha * F)
+                   + 0.5 * self.gamma * np.sum(F * (L @ F)))
+            change = _rel_change(G_new, G)
+            G = G_new
+            self.history_.append({"iteration": it, "objective": float(obj),
+                                  "relative_change": change})
+            self.n_iter_ = it
+            if change < self.tol:
+                self.converged_, self.stop_reason_ = True, "relative change"
+                break
+        self.dual_coef_ = alpha
+        return G
+
+
+class LapSVMSimplex(_TVBase):
+    """Multiclass Laplacian SVM with the simplex constraint, (124)-(131): per class the dual
+    (126) with G = K (lam I + gamma L K + r K)^{-1} over the labeled nodes, alpha from (127),
+    then g = P_simplex(f + l/r) (130) and l += r (f - g)."""
+
+    _name = "LapSVMSimplex"
+
+    def __init__(self, kernel=_DEFAULT_KERNEL, lam=1.0, gamma=1.0, mu=1.0, r=1.0,  # noqa: B006
+                 laplacian=None, max_iter=100, tol=1e-4, qp_tol=1e-8):
+        self.kernel, self.lam, self.gamma, self.mu, self.r = kernel, lam, gamma, mu, r
+        self.laplacian, self.max_iter, self.tol, self.qp_tol = laplacian, max_iter, tol, qp_tol
+        self.normalize = False
+
+    def check_params(self):
+        validate_kernel(self.kernel)
+        check_positive(self._name, lam=self.lam, mu=self.mu, r=self.r, tol=self.tol,
+                       qp_tol=self.qp_tol)
+        check_nonnegative(self._name, gamma=self.gamma)
+        v = self.max_iter
+        if isinstance(v, bool) or not isinstance(v, (int, np.integer)) or v < 1:
+            raise ConfigError(f"{self._name}: max_iter must be an integer >= 1, got {v!r}")
+
+    def _fit(self, graph, codes, n_classes):
+        X = require_features(graph, self._name)
+        K = kernel_matrix(X, None, self.kernel)
+        lab = codes >= 0
+        n, C = codes.size, n_classes
+        Y = np.zeros((n, C))
+        Y[lab] = 2.0 * (codes[lab, None] == np.arange(C)) - 1.0
+        L = graph.laplacian(self.laplacian)
+        A = self.gamma * np.asarray(L @ K) + self.r * K
+        A[np.diag_indices(n)] += self.lam
+        lu = sla.lu_factor(A, check_finite=False)
+        svm = _DualSVMStep(K, lambda B: sla.lu_solve(lu, B, check_finite=False), lab, Y,
+                           self.r, self.mu, self.qp_tol)
+        self.D_ = gradient_operator(graph.W)
+        self._prox_iters = 0
+        self.history_ = []
+        self.converged_, self.stop_reason_ = False, "max_iter"
+        return _simplex_admm(self, K, self.D_, lab, Y, svm, self.r, tv_gamma=None)

@@ -1,0 +1,246 @@
+"""Multiclass total variation clustering (issue #5): theorems of the paper, Algorithm 1's
+invariants, the estimator and its clustering peers."""
+import numpy as np
+import pytest
+import scipy.sparse as sp
+from scipy.sparse.linalg import spsolve
+from sklearn.base import clone, is_clusterer
+from sklearn.datasets import make_blobs
+from sklearn.neighbors import kneighbors_graph
+
+from gssl.errors import ConfigError, SolverError
+from gssl.graphs.base import Graph
+from gssl.metrics import purity
+from gssl.optim.graph_ops import gradient_operator
+from gssl.optim.mtv_step import (balance, balance_subgradient, diffuse, discrete_energy,
+                                 lambda_median, mtv_energy, mtv_minimize, operator_norm)
+from gssl.solvers import make_solver, solver_modules
+from gssl.solvers.clustering import KMeansClustering, SpectralGraphClustering
+from gssl.solvers.mtv import MTVClustering
+
+
+def random_graph(n, density=0.3, seed=0, weighted=True):
+    rng = np.random.default_rng(seed)
+    A = sp.random(n, n, density=density, random_state=seed, format="csr")
+    if not weighted:
+        A.data[:] = 1.0
+    else:
+        A.data = rng.uniform(0.1, 2.0, A.nnz)
+    W = sp.triu(A, 1)
+    return sp.csr_matrix(W + W.T)
+
+
+def cliques(sizes, bridge=0.0):
+    blocks = [np.ones((s, s)) - np.eye(s) for s in sizes]
+    W = sp.lil_matrix(sp.block_diag(blocks))
+    if bridge:  # one weak edge between consecutive cliques
+        start = np.cumsum([0] + list(sizes))
+        for a, b in zip(start[:-2], start[1:-1]):
+            W[a, b] = W[b, a] = bridge
+    return sp.csr_matrix(W)
+
+
+def on_simplex(F, atol=1e-10):
+    return bool(np.all(F >= -atol) and np.allclose(F.sum(axis=1), 1.0, atol=1e-9))
+
+
+# -- definitions and theorems -----------------------------------------------------------------
+def test_lambda_median_is_the_k_plus_1_st_largest():
+    rng = np.random.default_rng(0)
+    for n, lam in [(10, 1.0), (11, 2.0), (37, 9.0), (5, 4.0)]:
+        f = rng.normal(size=n)
+        k = int(np.floor(n / (lam + 1)))
+        assert lambda_median(f, lam) == np.sort(f)[::-1][k]
+        F = rng.normal(size=(n, 3))
+        np.testing.assert_array_equal(lambda_median(F, lam), np.sort(F, axis=0)[::-1][k])
+
+
+@pytest.mark.parametrize("lam", [1.0, 3.0, 9.0])
+def test_theorem1_indicator_ratio(lam):
+    """||1_A||_TV / ||1_A - med||_{1,lambda} = 2 Cut(A, A^c) / min{lambda|A|, |A^c|}, where
+    ||.||_TV of (3) sums over ordered pairs, i.e. twice the edge-once D-norm."""
+    n = 40
+    W = random_graph(n, seed=1)
+    D = gradient_operator(W)
+    rng = np.random.default_rng(2)
+    Wd = W.toarray()
+    for size in [1, 3, 7, 10, 20, 33, 39]:
+        A = rng.choice(n, size, replace=False)
+        f = np.zeros(n)
+        f[A] = 1.0
+        tv_sym = float(np.sum(Wd * np.abs(f[:, None] - f[None, :])))  # definition (3)
+        cut = float(Wd[np.ix_(f == 1, f == 0)].sum())
+        assert tv_sym == pytest.approx(2 * cut)
+        assert 2 * np.abs(D @ f).sum() == pytest.approx(tv_sym)
+        B = balance(f, lam)
+        assert B == pytest.approx(min(lam * size, n - size))
+        assert tv_sym / B == pytest.approx(2 * cut / min(lam * size, n - size))
+        T, B2, E = mtv_energy(D, f[:, None], lam)
+        assert E[0] == pytest.approx(cut / min(lam * size, n - size))
+
+
+def test_theorem5_subgradient_inequality():
+    rng = np.random.default_rng(3)
+    for trial in range(200):
+        n = int(rng.integers(3, 30))
+        lam = float(rng.integers(1, 10))
+        f = rng.normal(size=n)
+        if trial % 2:  # many ties at the median
+            f = np.round(f, 0)
+        v = balance_subgradient(f, lam)
+        assert abs(v.sum()) < 1e-9          # <v, 1> = 0
+        assert np.all(v >= -1 - 1e-12) and np.all(v <= lam + 1e-12)
+        Bf = balance(f, lam)
+        for _ in range(20):
+            g = rng.normal(size=n) * rng.choice([0.1, 1, 10]) + (np.round(rng.normal(size=n))
+                                                                  if trial % 3 == 0 else 0)
+            assert balance(g, lam) - Bf >= v @ (g - f) - 1e-9
+
+
+def test_subgradient_columnwise_matches_vector():
+    rng = np.random.default_rng(4)
+    F = np.round(rng.normal(size=(25, 4)), 1)
+    V = balance_subgradient(F, 3.0)
+    for r in range(4):
+        np.testing.assert_allclose(V[:, r], balance_subgradient(F[:, r], 3.0))
+
+
+def test_discrete_energy_of_partition():
+    W = cliques([5, 6, 7], bridge=0.5)
+    D = gradient_operator(W)
+    labels = np.repeat([0, 1, 2], [5, 6, 7])
+    # each clique is cut by the bridge edges that leave it; lambda = 2, N = 18
+    cuts = np.array([0.5, 1.0, 0.5])
+    sizes = np.array([5, 6, 7])
+    expected = float(np.sum(cuts / np.minimum(2 * sizes, 18 - sizes)))
+    assert discrete_energy(D, labels, 3) == pytest.approx(expected)
+    bad = labels.copy()
+    bad[bad == 2] = 1  # an empty cluster has infinite energy
+    assert discrete_energy(D, bad, 3) == np.inf
+
+
+def test_operator_norm_and_diffusion():
+    W = random_graph(30, seed=5)
+    D = gradient_operator(W)
+    s = np.linalg.svd(D.toarray(), compute_uv=False)[0]
+    assert s <= operator_norm(D) <= 1.02 * s
+    F = np.random.default_rng(0).random((30, 3))
+    Lap = sp.diags(np.asarray(W.sum(1)).ravel()) - W
+    ref = spsolve(sp.csc_matrix(sp.eye(30) + Lap), F)
+    np.testing.assert_allclose(diffuse(W, F, max_iter=200, tol=1e-12), ref, rtol=1e-8, atol=1e-10)
+
+
+# -- Algorithm 1 ---------------------------------------------------------------------------------
+@pytest.fixture(scope="module")
+def blob_graph():
+    X, y = make_blobs(240, centers=[[0, 0], [6, 0], [0, 6], [6, 6]], cluster_std=1.3,
+                      random_state=0)
+    A = kneighbors_graph(X, 8, mode="connectivity")
+    return Graph(W=sp.csr_matrix(A.maximum(A.T)), X=X), y
+
+
+def test_energy_descent_estimate_every_outer_step(blob_graph):
+    g, y = blob_graph
+    D = gradient_operator(g.W)
+    rng = np.random.default_rng(0)
+    F0 = diffuse(g.W, rng.random((y.size, 4)) ** 4)
+    res = mtv_minimize(D, F0, max_iter=400, rel_tol=1e-7, max_inner=10_000)
+    assert len(res.history) > 5
+    for h in res.history[1:]:
+        # (16): weighted energy decrease >= (1 - eps) |F^{k+1} - F^k|^2 / Delta >= 0
+        assert h["descent"] >= (1 - 1e-3) * h["dist"] - 1e-12
+        assert h["descent"] >= -1e-12
+    energies = [h["energy"] for h in res.history]
+    assert energies[-1] < energies[0]
+    # the sum of the energies, not only the weighted sum, decreases in practice
+    assert np.all(np.diff(energies) <= 1e-6 * energies[0])
+    assert on_simplex(res.F)
+
+
+@pytest.mark.parametrize("max_iter", [1, 2, 5, 30])
+def test_iterates_stay_on_simplex(blob_graph, max_iter):
+    g, y = blob_graph
+    D = gradient_operator(g.W)
+    F0 = np.random.default_rng(max_iter).normal(size=(y.size, 4))  # infeasible start: projected
+    res = mtv_minimize(D, F0, max_iter=max_iter, rel_tol=1e-12)
+    assert res.n_iter >= min(max_iter, 1)
+    assert on_simplex(res.F)
+
+
+def test_labeled_rows_stay_fixed(blob_graph):
+    g, y = blob_graph
+    D = gradient_operator(g.W)
+    fixed = np.zeros(y.size, bool)
+    fixed[np.arange(0, y.size, 17)] = True
+    F0 = diffuse(g.W, np.random.default_rng(1).random((y.size, 4)))
+    F0 = F0 / F0.sum(1, keepdims=True)
+    F0[fixed] = np.eye(4)[y[fixed]]
+    res = mtv_minimize(D, F0, fixed=fixed, max_iter=300)
+    np.testing.assert_array_equal(res.F[fixed], np.eye(4)[y[fixed]])
+    assert on_simplex(res.F)
+    # through the estimator: labeled nodes keep their labels
+    yl = np.where(fixed, y, -1)
+    m = MTVClustering(random_state=0).fit(g, yl, n_classes=4)
+    np.testing.assert_array_equal(m.labels_[fixed], y[fixed])
+    np.testing.assert_array_equal(m.decision_function_[fixed], np.eye(4)[y[fixed]])
+
+
+def test_two_disconnected_cliques_split_exactly():
+    W = cliques([12, 20])
+    truth = np.repeat([0, 1], [12, 20])
+    m = MTVClustering(n_trials=3, random_state=0).fit(Graph(W=W), np.full(32, -1), n_classes=2)
+    assert purity(truth, m.labels_) == 100.0
+    assert m.discrete_energy_ == 0.0
+    assert on_simplex(m.decision_function_)
+
+
+def test_three_cliques_with_bridges_unsupervised_and_one_label():
+    W = cliques([15, 15, 15], bridge=1.0)
+    truth = np.repeat([0, 1, 2], 15)
+    g = Graph(W=W)
+    m = MTVClustering(n_trials=5, random_state=1).fit(g, np.full(45, -1), n_classes=3)
+    assert purity(truth, m.labels_) == 100.0
+    y = np.full(45, -1)
+    y[[3, 20, 40]] = [0, 1, 2]
+    m = MTVClustering(random_state=0).fit(g, y)
+    np.testing.assert_array_equal(m.labels_, truth)
+
+
+def test_mtv_recovers_blobs_and_selects_lowest_discrete_energy(blob_graph):
+    g, y = blob_graph
+    m = MTVClustering(n_trials=4, random_state=0).fit(g, np.full(y.size, -1), n_classes=4)
+    assert purity(y, m.labels_) > 95
+    ok = [t for t in m.trials_ if "discrete_energy" in t]
+    assert len(ok) == 5
+    assert m.discrete_energy_ == min(t["discrete_energy"] for t in ok)
+    assert m.n_iter_ >= 1 and m.history_ and m.stop_reason_
+    D = gradient_operator(g.W)
+    assert discrete_energy(D, m.labels_, 4) == pytest.approx(m.discrete_energy_)
+    # deterministic given random_state
+    m2 = MTVClustering(n_trials=4, random_state=0).fit(g, np.full(y.size, -1), n_classes=4)
+    np.testing.assert_array_equal(m.labels_, m2.labels_)
+
+
+# -- estimator plumbing and peers -----------------------------------------------------------------
+def test_estimators_are_clusterers_and_registered(blob_graph):
+    g, y = blob_graph
+    for name, cls in [("mtv", MTVClustering), ("spectral_clustering", SpectralGraphClustering),
+                      ("kmeans", KMeansClustering)]:
+        est = make_solver(name, {"random_state": 0})
+        assert isinstance(est, cls) and is_clusterer(est)
+        clone(est)
+        assert "gssl.solvers.base" in solver_modules(name)
+    with pytest.raises(ConfigError):
+        make_solver("mtv", {"n_trials": -1})
+    with pytest.raises(ConfigError):
+        make_solver("mtv", {"bogus": 1})
+    with pytest.raises(ConfigError):
+        make_solver("spectral_clustering", {"assign_labels": "nope"})
+    with pytest.raises(SolverError):
+        MTVClustering().fit(g, np.full(y.size, -1))  # no number of clusters
+    sc = SpectralGraphClustering(random_state=0).fit(g, np.full(y.size, -1), n_classes=4)
+    km = KMeansClustering(random_state=0).fit(g, np.full(y.size, -1), n_classes=4)
+    assert purity(y, sc.labels_) > 90 and purity(y, km.labels_) > 90
+    assert sc.transduction_.shape == km.transduction_.shape == y.shape
+    with pytest.raises(SolverError):
+        KMeansClustering().fit(Graph(W=g.W), None, n_classes=4)  # graph-only: no features

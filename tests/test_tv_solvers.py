@@ -1,0 +1,142 @@
+"""TV / Cheeger-cut classifiers after Bresson & Zhang (binary and multiclass)."""
+
+import numpy as np
+import pytest
+import scipy.linalg as sla
+import scipy.sparse as sp
+from sklearn.datasets import make_blobs
+from sklearn.neighbors import kneighbors_graph
+
+from gssl.errors import ConfigError
+from gssl.graphs.base import Graph
+from gssl.kernels import kernel_matrix
+from gssl.optim import gradient_operator, qp_kkt_violation
+from gssl.solvers import make_solver, solver_modules
+from gssl.solvers.tv import _DualSVMStep, cheeger_energy, sphere
+
+RBF = {"kind": "rbf", "sigma": 3.0}
+BINARY = ["tv_rls", "cheeger_rls", "tv_svm", "cheeger_svm"]
+MULTI = ["tv_rls", "cheeger_rls", "tv_svm", "cheeger_svm", "lap_rls_simplex", "lap_svm_mc"]
+# the sphere rescaling of the Cheeger iteration is off for the multiclass tests (see the doc)
+MULTI_PARAMS = {"cheeger_rls": {"normalize": False, "c": 0.1},
+                "cheeger_svm": {"normalize": False, "c": 0.1}}
+
+
+def _graph(X, k=10):
+    W = kneighbors_graph(X, k, mode="connectivity")
+    return Graph(W=sp.csr_matrix(W.maximum(W.T)), X=X, laplacian_kind="normalized")
+
+
+def _one_label_each(y):
+    out = np.full(y.size, -1)
+    for c in np.unique(y):
+        out[np.flatnonzero(y == c)[0]] = c
+    return out
+
+
+@pytest.fixture(scope="module")
+def two_clusters():
+    X, y = make_blobs(120, centers=2, n_features=5, cluster_std=1.0, random_state=0)
+    return _graph(X), y
+
+
+@pytest.fixture(scope="module")
+def three_clusters():
+    X, y = make_blobs(150, centers=3, n_features=5, cluster_std=1.0, random_state=1)
+    return _graph(X), y
+
+
+@pytest.mark.parametrize("name", BINARY + ["lap_rls_simplex", "lap_svm_mc"])
+def test_binary_separates_two_clusters_from_one_label_each(two_clusters, name):
+    graph, y = two_clusters
+    est = make_solver(name, {"kernel": RBF})
+    est.fit(graph, _one_label_each(y), n_classes=2)
+    assert np.mean(est.predict() != y) == 0.0
+    assert est.n_iter_ == len(est.history_) >= 1
+    assert all(np.isfinite(h["objective"]) for h in est.history_)
+    assert est.stop_reason_ in ("relative change", "max_iter")
+    assert est.converged_ == (est.stop_reason_ == "relative change")
+
+
+@pytest.mark.parametrize("name", MULTI)
+def test_multiclass_outputs_on_simplex_and_separate(three_clusters, name):
+    graph, y = three_clusters
+    est = make_solver(name, {"kernel": RBF, **MULTI_PARAMS.get(name, {})})
+    est.fit(graph, _one_label_each(y), n_classes=3)
+    S = est.decision_function()
+    assert S.shape == (y.size, 3)
+    assert S.min() >= -1e-12
+    np.testing.assert_allclose(S.sum(axis=1), 1.0, atol=1e-10)
+    assert np.mean(est.predict() != y) == 0.0
+
+
+def test_binary_sign_convention(two_clusters):
+    # swapping the two labels swaps the predictions (no class is favoured)
+    graph, y = two_clusters
+    yl = _one_label_each(y)
+    a = make_solver("tv_rls", {"kernel": RBF}).fit(graph, yl, n_classes=2)
+    b = make_solver("tv_rls", {"kernel": RBF}).fit(graph, np.where(yl >= 0, 1 - yl, -1),
+                                                    n_classes=2)
+    np.testing.assert_array_equal(a.predict(), 1 - b.predict())
+
+
+def test_cheeger_energy_of_indicator_is_cut_ratio():
+    X, _ = make_blobs(40, centers=2, n_features=3, random_state=2)
+    W = sp.csr_matrix(kneighbors_graph(X, 5, mode="distance"))
+    W = W.maximum(W.T)
+    D = gradient_operator(W)
+    A = np.zeros(40)
+    A[:13] = 1.0                                  # |A| < N/2: median 0, balance |A|
+    cut = W[:13][:, 13:].sum()
+    assert cheeger_energy(D, A) == pytest.approx(cut / 13)
+    two = np.column_stack([A, 1 - A])
+    np.testing.assert_allclose(cheeger_energy(D, two), [cut / 13, cut / 13])
+
+
+def test_sphere_normalization():
+    v = np.random.default_rng(0).normal(size=(30, 2)) + 3
+    s = sphere(v, 30.0)
+    np.testing.assert_allclose(np.linalg.norm(s, axis=0), 30.0)
+    s = sphere(v[:, 0], 30.0, zero_mean=True)
+    assert abs(s.mean()) < 1e-12
+
+
+def test_dual_svm_step_kkt_and_primal_stationarity():
+    """The SVM sub-step (92)/(134): its dual satisfies KKT to 1e-8 and the returned f = K alpha
+    satisfies the primal stationarity (lam I + r K) alpha = r e + J'Y beta."""
+    rng = np.random.default_rng(0)
+    X, y = make_blobs(60, centers=2, n_features=4, random_state=3)
+    K = kernel_matrix(X, None, RBF)
+    lam, r, mu = 0.5, 2.0, 1.0
+    lab = np.zeros(60, bool)
+    lab[rng.choice(60, 12, replace=False)] = True
+    Y = np.zeros((60, 1))
+    Y[lab, 0] = np.where(y[lab] == 1, 1.0, -1.0)
+    A = lam * np.eye(60) + r * K
+    cho = sla.cho_factor(A)
+    step = _DualSVMStep(K, lambda B: sla.cho_solve(cho, B), lab, Y, r, mu, 1e-12)
+    e = rng.normal(size=(60, 1))
+    f = step(e)
+    beta = step.betas[0]
+    yl = Y[lab, 0]
+    Q = yl[:, None] * step.GLL * yl[None, :]
+    Ge = K @ sla.cho_solve(cho, e[:, 0])
+    a = 1.0 - r * yl * Ge[lab]
+    assert qp_kkt_violation(Q, a, yl, beta, 0.0, mu) <= 1e-8
+    rhs = r * e[:, 0]
+    rhs[lab] += yl * beta
+    alpha = np.linalg.solve(A, rhs)
+    np.testing.assert_allclose(f[:, 0], K @ alpha, atol=1e-8)
+
+
+def test_registry_and_params():
+    for name in MULTI:
+        assert "gssl.solvers.tv" in solver_modules(name)
+    with pytest.raises(ConfigError):
+        make_solver("tv_rls", {"gamma": -1.0})
+    with pytest.raises(ConfigError):
+        make_solver("tv_svm", {"output": "h"})
+    with pytest.raises(ConfigError):
+        make_solver("cheeger_rls", {"max_iter": 0})
+    with pytest.raises(ConfigError):
+        make_solver("lap_svm_mc", {"nonsense": 1})
