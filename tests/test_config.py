@@ -69,3 +69,9 @@ def test_run_must_name_experiments(config):
     config["run"] = ["missing"]
     with pytest.raises(ConfigError, match="run names unknown experiment 'missing'"):
         validate_config(config, SCHEMA)
+
+
+def test_yaml11_exponent_without_dot_gets_the_fix(config):
+    config.update(yaml.safe_load("methods: {lr: {solver: lap_rls, params: {gamma_A: 1e-06}}}"))
+    with pytest.raises(ConfigError, match=r"methods\.lr\.params\.gamma_A.*'1e-06'.*1\.0e-06"):
+        validate_config(config, SCHEMA)

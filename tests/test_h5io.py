@@ -1,3 +1,5 @@
+import os
+
 import h5py
 import numpy as np
 import pytest
@@ -62,6 +64,9 @@ def test_atomic_path_leaves_nothing_on_failure(tmp_path):
     with atomic_path(target) as tmp:
         tmp.write_text("done")
     assert target.read_text() == "done" and len(list(tmp_path.iterdir())) == 1
+    umask = os.umask(0)
+    os.umask(umask)
+    assert target.stat().st_mode & 0o777 == 0o666 & ~umask  # like open(), not mkstemp's 0600
 
 
 def test_hashes_are_stable_and_sensitive():
@@ -73,3 +78,16 @@ def test_hashes_are_stable_and_sensitive():
     assert array_fingerprint(sp.csr_matrix(X)) != array_fingerprint(X)
     h1 = module_source_hash("gssl.hashing")
     assert h1 == module_source_hash("gssl.hashing") and h1 != module_source_hash("gssl.h5io")
+
+
+def test_import_closure_follows_relative_lazy_and_package_imports():
+    from gssl.hashing import import_closure
+
+    mods = import_closure("gssl.solvers.lapsvm")
+    # relative imports, submodules named through their package, transitive (rls -> kernels)
+    assert {"gssl.solvers.lapsvm", "gssl.solvers.rls", "gssl.solvers.base", "gssl.kernels",
+            "gssl.optim.manifold_primal", "gssl.optim.pcg", "gssl.errors"} <= set(mods)
+    # narrow: no unrelated solver, no package __init__ that would pull in all of optim
+    assert "gssl.solvers.tv" not in mods and "gssl.optim" not in mods
+    # importing a name from a package __init__ follows that __init__'s imports
+    assert "gssl.optim.fista" in import_closure("gssl.optim")

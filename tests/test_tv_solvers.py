@@ -18,8 +18,9 @@ RBF = {"kind": "rbf", "sigma": 3.0}
 BINARY = ["tv_rls", "cheeger_rls", "tv_svm", "cheeger_svm"]
 MULTI = ["tv_rls", "cheeger_rls", "tv_svm", "cheeger_svm", "lap_rls_simplex", "lap_svm_mc"]
 # the sphere rescaling of the Cheeger iteration is off for the multiclass tests (see the doc)
-MULTI_PARAMS = {"cheeger_rls": {"normalize": False, "c": 0.1},
-                "cheeger_svm": {"normalize": False, "c": 0.1}}
+MULTI_PARAMS = {"cheeger_rls": {"normalize": False, "c": 0.1, "max_iter": 20},
+                "cheeger_svm": {"normalize": False, "c": 0.1, "max_iter": 20},
+                "lap_svm_mc": {"max_iter": 30}}
 
 
 def _graph(X, k=10):

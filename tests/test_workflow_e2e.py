@@ -327,11 +327,13 @@ def test_truncated_graph_cache_is_refused_with_the_fix(tmp_path):
     ws = make_workspace(tmp_path / "ws", cfg)
     smk(ws, "--cores", "2")
     graph = ws / "results" / "graphs" / "moons" / "std" / "knn8.h5"
-    data = graph.read_bytes()
+    stat, data = graph.stat(), graph.read_bytes()
     graph.write_bytes(data[: len(data) // 2])
-    os.utime(graph, (time.time() - 3600,) * 2)  # looks older than its outputs: not rebuilt
+    # keep its old mtime: newer than its inputs, older than its outputs, so nothing rebuilds it
+    os.utime(graph, ns=(stat.st_atime_ns, stat.st_mtime_ns))
     target = "results/runs/e2e/moons/std/knn8/rls/lpc1/0.json"
     proc = smk(ws, "--cores", "1", "--forcerun", "solve", target, check=False)
+    assert "rule graph" not in proc.stdout + proc.stderr, "the truncated cache was rebuilt, not refused"
     assert proc.returncode != 0
     log = (ws / "logs" / "solve" / "e2e" / "moons" / "std" / "knn8" / "rls" / "lpc1" / "0.log")
     text = log.read_text()

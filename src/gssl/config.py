@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import itertools
+import re
 from pathlib import Path
 
 import yaml
@@ -11,6 +12,8 @@ from .errors import ConfigError
 
 SECTIONS = ("datasets", "preprocessing", "graphs", "methods", "protocols")
 GRAPH_ONLY_SOURCES = {"20news"}
+# YAML 1.1 (PyYAML, hence Snakemake) reads 1e-06 as a *string*: a float needs a dot, 1.0e-06
+_YAML11_FLOAT = re.compile(r"^[-+]?\d+[eE][-+]?\d+$")
 DEFAULT_SCHEMA = Path(__file__).resolve().parents[2] / "workflow" / "schemas" / "config.schema.yaml"
 
 
@@ -37,10 +40,25 @@ def _describe(error) -> str:
     return msg
 
 
+def _strings_meant_as_numbers(value, where="") -> list[str]:
+    if isinstance(value, dict):
+        return [p for k, v in value.items() for p in _strings_meant_as_numbers(v, f"{where}.{k}" if where else str(k))]
+    if isinstance(value, list):
+        return [p for i, v in enumerate(value) for p in _strings_meant_as_numbers(v, f"{where}[{i}]")]
+    if isinstance(value, str) and _YAML11_FLOAT.match(value.strip()):
+        mantissa, exponent = re.split("[eE]", value.strip())
+        return [f"config key '{where}': {value!r} is read as text by YAML 1.1; "
+                f"write it with a dot, e.g. {mantissa}.0e{exponent}"]
+    return []
+
+
 def validate_config(config: dict, schema_path=None) -> dict:
     """Validate against the JSON schema, fill defaults, check that experiments name existing ids."""
     import jsonschema
 
+    problems = _strings_meant_as_numbers(config)
+    if problems:
+        raise ConfigError("invalid configuration:\n  " + "\n  ".join(problems[:10]))
     schema = load_schema(schema_path)
     validator = jsonschema.Draft202012Validator(schema)
     errors = sorted(validator.iter_errors(config), key=lambda e: list(map(str, e.absolute_path)))

@@ -43,6 +43,7 @@ def atomic_path(path, suffix: str = ""):
         yield tmp
         with open(tmp, "rb+") as fh:
             os.fsync(fh.fileno())
+        os.chmod(tmp, 0o666 & ~_umask())  # mkstemp makes 0600; results are meant to be shared
         os.replace(tmp, path)
         with contextlib.suppress(OSError):  # persist the rename itself
             dfd = os.open(path.parent, os.O_RDONLY)
@@ -50,6 +51,12 @@ def atomic_path(path, suffix: str = ""):
             os.close(dfd)
     finally:
         tmp.unlink(missing_ok=True)
+
+
+def _umask() -> int:
+    mask = os.umask(0)
+    os.umask(mask)
+    return mask
 
 
 def atomic_write_text(path, text: str) -> None:

@@ -82,3 +82,45 @@ def module_source_hash(*modules: str, length: int = 16) -> str:
             h.update(f.name.encode())
             h.update(f.read_bytes())
     return h.hexdigest()[:length]
+
+
+def import_closure(*modules: str, package: str = "gssl") -> list[str]:
+    """The modules of ``package`` that the given modules import, directly or not (themselves included).
+
+    Read from the source (``ast``), so lazy imports inside functions count too. A name imported
+    from a package resolves to its submodule when there is one, else to the package's ``__init__``
+    (whose own imports are then followed): import from submodules to keep closures narrow.
+    """
+    import ast
+
+    seen, todo = set(), list(modules)
+    while todo:
+        name = todo.pop()
+        if name in seen:
+            continue
+        spec = importlib.util.find_spec(name)
+        if spec is None or spec.origin is None:
+            raise ImportError(f"module {name!r} not found")
+        seen.add(name)
+        is_pkg = spec.submodule_search_locations is not None
+        tree = ast.parse(Path(spec.origin).read_text(), filename=spec.origin)
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Import):
+                todo += [a.name for a in node.names if a.name.split(".")[0] == package]
+            elif isinstance(node, ast.ImportFrom):
+                base = node.module or ""
+                if node.level:
+                    parts = name.split(".") if is_pkg else name.split(".")[:-1]
+                    parts = parts[: len(parts) - (node.level - 1)]
+                    base = ".".join(parts + ([node.module] if node.module else []))
+                if base.split(".")[0] != package:
+                    continue
+                base_spec = importlib.util.find_spec(base)
+                if base_spec is None:
+                    raise ImportError(f"{name} imports {base!r}, which is not found")
+                for alias in node.names:
+                    sub = f"{base}.{alias.name}"
+                    is_sub = (base_spec.submodule_search_locations is not None
+                              and importlib.util.find_spec(sub) is not None)
+                    todo.append(sub if is_sub else base)
+    return sorted(seen)

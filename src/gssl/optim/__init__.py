@@ -14,13 +14,15 @@ from .qp import project_box_hyperplane, qp_box_equality, qp_diagonal, qp_kkt_vio
 from .simplex import project_simplex, project_simplex_michelot
 from .tv import rof_objective, rof_prox
 
-__all__ = ["relative_residual", "solve_dense", "solve_spd",
-           "FistaResult", "fista", "l1_prox", "project_l2_ball", "soft_threshold",
-           "LaplacianPower", "PrimalResult", "laprlsc_closed_form", "lapsvm_newton",
-           "manifold_pcg", "primal_gradient", "primal_objective",
-           "STOPPING", "GradientNormCheck", "IterationState", "MixedCheck",
-           "ObjectiveDecreaseCheck", "StabilityCheck", "StoppingCriterion", "ValidationCheck",
-           "default_check_every", "make_criterion", "piecewise_quadratic_line_search",
-           "polak_ribiere",
-           "MTVResult", "balance", "balance_subgradient", "diffuse", "discrete_energy",
-           "lambda_median", "mtv_energy", "mtv_minimize"]
+__all__ = sorted([
+    "FistaResult", "fista", "l1_prox", "project_l2_ball", "soft_threshold", "edge_list",
+    "gradient_norm_bound", "gradient_operator", "total_variation", "relative_residual",
+    "solve_dense", "solve_spd", "LaplacianPower", "PrimalResult", "laprlsc_closed_form",
+    "lapsvm_newton", "manifold_pcg", "primal_gradient", "primal_objective", "MTVResult", "balance",
+    "balance_subgradient", "diffuse", "discrete_energy", "lambda_median", "mtv_energy",
+    "mtv_minimize", "STOPPING", "GradientNormCheck", "IterationState", "MixedCheck",
+    "ObjectiveDecreaseCheck", "StabilityCheck", "StoppingCriterion", "ValidationCheck",
+    "default_check_every", "make_criterion", "piecewise_quadratic_line_search", "polak_ribiere",
+    "project_box_hyperplane", "qp_box_equality", "qp_diagonal", "qp_kkt_violation",
+    "project_simplex", "project_simplex_michelot", "rof_objective", "rof_prox",
+])

@@ -31,8 +31,9 @@ from sklearn.svm import SVC
 
 from ..errors import ConfigError, SolverError
 from ..kernels import kernel_matrix, validate_kernel
-from ..optim import (STOPPING, LaplacianPower, default_check_every, laprlsc_closed_form,
-                     lapsvm_newton, make_criterion, manifold_pcg, primal_objective)
+from ..optim.manifold_primal import (LaplacianPower, laprlsc_closed_form, lapsvm_newton,
+                                     manifold_pcg, primal_objective)
+from ..optim.pcg import STOPPING, default_check_every, make_criterion
 from .base import check_nonnegative, check_positive, ova_scores, ova_targets, require_features
 from .rls import _LAPLACIANS, _KernelExpansion
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from ..errors import ConfigError
+from ..hashing import import_closure
 from .baselines import LabelSpreadingBaseline
 from .clustering import KMeansClustering, SpectralGraphClustering
 from .lapsvm import LapRLSC, LapSVMDual, LapSVMNewton, LapSVMPCG
@@ -34,34 +35,9 @@ SOLVERS = {
     "lap_svm_mc": LapSVMSimplex,
 }
 
-_COMMON = ["gssl.solvers.base"]
-_MODULES = {
-    "rls": ["gssl.solvers.rls", "gssl.kernels", "gssl.optim"],
-    "lap_rls": ["gssl.solvers.rls", "gssl.kernels", "gssl.optim", "gssl.graphs.base",
-                "gssl.graphs.laplacian"],
-    "svm": ["gssl.solvers.svm", "gssl.kernels"],
-    "label_spreading": ["gssl.solvers.baselines"],
-    "ssdl_ga": ["gssl.solvers.ssdl", "gssl.optim.fista", "gssl.graphs.lle", "gssl.graphs.knn"],
-    "sc_svm": ["gssl.solvers.ssdl", "gssl.optim.fista", "gssl.graphs.lle", "gssl.graphs.knn"],
-    **{name: ["gssl.solvers.lapsvm", "gssl.solvers.rls", "gssl.kernels", "gssl.optim",
-              "gssl.optim.pcg", "gssl.optim.manifold_primal", "gssl.graphs.base",
-              "gssl.graphs.laplacian"]
-       for name in ("lapsvm_dual", "lapsvm_newton", "lapsvm_pcg", "laprlsc")},
-    "mtv": ["gssl.solvers.mtv", "gssl.optim.mtv_step", "gssl.optim.graph_ops",
-            "gssl.optim.simplex"],
-    "spectral_clustering": ["gssl.solvers.clustering"],
-    "kmeans": ["gssl.solvers.clustering"],
-    **{name: ["gssl.solvers.tv", "gssl.kernels", "gssl.optim.graph_ops", "gssl.optim.tv",
-              "gssl.optim.simplex", "gssl.optim.qp", "gssl.graphs.base", "gssl.graphs.laplacian"]
-       for name in ("tv_rls", "cheeger_rls", "tv_svm", "cheeger_svm", "lap_rls_simplex",
-                    "lap_svm_mc")},
-}
-
-
-def register(name: str, cls, modules: list[str]) -> None:
+def register(name: str, cls) -> None:
     """Add a solver (used by modules that define more methods)."""
     SOLVERS[name] = cls
-    _MODULES[name] = list(modules)
 
 
 def _check_name(name: str):
@@ -84,6 +60,6 @@ def make_solver(name: str, params: dict | None = None):
 
 
 def solver_modules(name: str) -> list[str]:
-    """gssl modules whose source determines the solver's results (for rerun hashes)."""
-    _check_name(name)
-    return sorted(set(_MODULES[name] + _COMMON))
+    """gssl modules whose source determines the solver's results (for rerun hashes): the import
+    closure of the module defining it, read from the sources so it cannot go stale."""
+    return import_closure(_check_name(name).__module__)

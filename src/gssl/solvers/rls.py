@@ -10,7 +10,7 @@ import numpy as np
 
 from ..errors import ConfigError
 from ..kernels import kernel_matrix, validate_kernel
-from ..optim import relative_residual, solve_dense, solve_spd
+from ..optim.linalg import relative_residual, solve_dense, solve_spd
 from .base import (SemiSupervisedClassifier, check_nonnegative, check_positive, ova_scores,
                    ova_targets, require_features)
 

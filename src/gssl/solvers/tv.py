@@ -73,6 +73,10 @@ class _TVBase(SemiSupervisedClassifier):
 
     def _check_common(self):
         validate_kernel(self.kernel)
+        if getattr(self, "radius", "n") not in ("n", "sqrt_n"):
+            raise ConfigError(f"{self._name}: radius must be 'n' (the paper's sphere of radius N) "
+                              f"or 'sqrt_n' (entries of size ~1, the scale of the ±1 labels), "
+                              f"got {self.radius!r}")
         if getattr(self, "output", "f") not in ("f", "g"):
             raise ConfigError(f"{self._name}: output must be 'f' (the RKHS function, as the paper "
                               f"classifies) or 'g' (the TV-regularized split variable), "
@@ -104,6 +108,9 @@ class _TVBase(SemiSupervisedClassifier):
                 Y[lab] = 2.0 * Y[lab] - 1.0
         self._setup_seconds = time.perf_counter() - t0
         return K, D, lab, Y
+
+    def _rad(self, n):
+        return float(n) if getattr(self, "radius", "n") == "n" else float(np.sqrt(n))
 
     def _prox(self, z, gamma, r, p0=None):
         g, info = rof_prox(self.D_, z, gamma, r, tol=self.prox_tol, max_iter=self.prox_max_iter,
@@ -150,10 +157,11 @@ class TVRLS(_TVBase):
     _name = "TVRLS"
 
     def __init__(self, kernel=_DEFAULT_KERNEL, eta=1.0, lam=1.0, gamma=1.0,  # noqa: B006
-                 r1=1.0, r2=1.0, normalize=True, output="f", max_iter=100, tol=1e-4,
+                 r1=1.0, r2=1.0, normalize=True, radius="n", output="f", max_iter=100, tol=1e-4,
                  prox_tol=1e-4, prox_max_iter=500):
         self.kernel, self.eta, self.lam, self.gamma = kernel, eta, lam, gamma
         self.r1, self.r2, self.normalize, self.output = r1, r2, normalize, output
+        self.radius = radius
         self.max_iter, self.tol, self.prox_tol, self.prox_max_iter = (max_iter, tol, prox_tol,
                                                                       prox_max_iter)
 
@@ -173,7 +181,8 @@ class TVRLS(_TVBase):
         n = y.size
         eta, lam, gam, r1, r2 = self.eta, self.lam, self.gamma, self.r1, self.r2
         cho = _chol(lam * np.eye(n) + r1 * K, self._name)
-        norm = (lambda v: sphere(v, n, zero_mean=True)) if self.normalize else (lambda v: v)
+        norm = ((lambda v: sphere(v, self._rad(n), zero_mean=True)) if self.normalize
+                else (lambda v: v))
         g = norm(K[:, lab] @ y[lab])
         l1, l2, p = np.zeros(n), np.zeros(n), None
         Jd = lab.astype(float)
@@ -202,7 +211,7 @@ class TVRLS(_TVBase):
         A = eta * np.where(lab[:, None], K, 0.0) + r * K
         A[np.diag_indices(n)] += lam
         lu = sla.lu_factor(A, check_finite=False)
-        norm = (lambda v: sphere(v, n)) if self.normalize else (lambda v: v)
+        norm = (lambda v: sphere(v, self._rad(n))) if self.normalize else (lambda v: v)
         Gs = project_simplex(K[:, lab] @ Y[lab])
         G = norm(Gs)
         Lm, p = np.zeros((n, C)), None
@@ -236,7 +245,7 @@ class _CheegerBase(_TVBase):
         S[lab] = Yl
         if multi:
             S = project_simplex(S)
-        f = sphere(S, n) if self.normalize else S
+        f = sphere(S, self._rad(n)) if self.normalize else S
         Sh = S
         ps = [None] * C
         for it in range(1, self.max_iter + 1):
@@ -251,7 +260,7 @@ class _CheegerBase(_TVBase):
             s[lab] = Yl                                                  # (35)/(120)
             if multi:
                 s = project_simplex(s)                                   # (121)
-            f_new = sphere(s, n) if self.normalize else s                # (36)/(122)
+            f_new = sphere(s, self._rad(n)) if self.normalize else s                # (36)/(122)
             change = _rel_change(s, Sh)
             Sh, f = s, f_new
             if self._record(it, float(np.sum(cheeger_energy(D, f))), change):
@@ -265,8 +274,10 @@ class CheegerRLS(_CheegerBase):
     _name = "CheegerRLS"
 
     def __init__(self, kernel=_DEFAULT_KERNEL, lam=1.0, r=1.0, c=1.0,  # noqa: B006
-                 normalize=True, max_iter=50, tol=1e-4, prox_tol=1e-4, prox_max_iter=500):
+                 normalize=True, radius="n", max_iter=50, tol=1e-4, prox_tol=1e-4,
+                 prox_max_iter=500):
         self.kernel, self.lam, self.r, self.c, self.normalize = kernel, lam, r, c, normalize
+        self.radius = radius
         self.max_iter, self.tol, self.prox_tol, self.prox_max_iter = (max_iter, tol, prox_tol,
                                                                       prox_max_iter)
 
@@ -296,10 +307,10 @@ class CheegerSVM(_CheegerBase):
     _name = "CheegerSVM"
 
     def __init__(self, kernel=_DEFAULT_KERNEL, lam=1.0, r=1.0, c=1.0, mu=1.0,  # noqa: B006
-                 normalize=True, max_iter=50, tol=1e-4, prox_tol=1e-4, prox_max_iter=500,
-                 qp_tol=1e-8):
+                 normalize=True, radius="n", max_iter=50, tol=1e-4, prox_tol=1e-4,
+                 prox_max_iter=500, qp_tol=1e-8):
         self.kernel, self.lam, self.r, self.c, self.mu = kernel, lam, r, c, mu
-        self.normalize = normalize
+        self.normalize, self.radius = normalize, radius
         self.max_iter, self.tol, self.prox_tol, self.prox_max_iter = (max_iter, tol, prox_tol,
                                                                       prox_max_iter)
         self.qp_tol = qp_tol
@@ -367,10 +378,11 @@ class TVSVM(_TVBase):
     _name = "TVSVM"
 
     def __init__(self, kernel=_DEFAULT_KERNEL, lam=1.0, gamma=1.0, mu=1.0,  # noqa: B006
-                 r1=1.0, r2=1.0, normalize=True, output="f", max_iter=100, tol=1e-4,
+                 r1=1.0, r2=1.0, normalize=True, radius="n", output="f", max_iter=100, tol=1e-4,
                  prox_tol=1e-4, prox_max_iter=500, qp_tol=1e-8):
         self.kernel, self.lam, self.gamma, self.mu = kernel, lam, gamma, mu
         self.r1, self.r2, self.normalize, self.output = r1, r2, normalize, output
+        self.radius = radius
         self.max_iter, self.tol, self.prox_tol, self.prox_max_iter = (max_iter, tol, prox_tol,
                                                                       prox_max_iter)
         self.qp_tol = qp_tol
@@ -391,7 +403,8 @@ class TVSVM(_TVBase):
         n = y.size
         lam, gam, r1, r2, mu = self.lam, self.gamma, self.r1, self.r2, self.mu
         cho = _chol(lam * np.eye(n) + r1 * K, self._name)
-        norm = (lambda v: sphere(v, n, zero_mean=True)) if self.normalize else (lambda v: v)
+        norm = ((lambda v: sphere(v, self._rad(n), zero_mean=True)) if self.normalize
+                else (lambda v: v))
         g = norm(K[:, lab] @ y[lab])
         l1, l2, p = np.zeros(n), np.zeros(n), None
         yl = y[lab]
@@ -431,7 +444,7 @@ def _simplex_admm(est, K, D, lab, Y, fstep, r, tv_gamma=None):
     n, C = Y.shape
     Y01 = (Y[lab] > 0).astype(float)
     Gs = project_simplex(K[:, lab] @ Y01)
-    norm = (lambda v: sphere(v, n)) if est.normalize else (lambda v: v)
+    norm = (lambda v: sphere(v, est._rad(n))) if est.normalize else (lambda v: v)
     G = norm(Gs)
     Lm, p = np.zeros((n, C)), None
     for it in range(1, est.max_iter + 1):
