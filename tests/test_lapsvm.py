@@ -13,7 +13,8 @@ from gssl.graphs import Graph
 from gssl.kernels import kernel_matrix
 from gssl.optim import (GradientNormCheck, IterationState, LaplacianPower, MixedCheck,
                         ObjectiveDecreaseCheck, StabilityCheck, ValidationCheck,
-                        default_check_every, laprlsc_closed_form, lapsvm_newton, manifold_pcg,
+                        default_check_every, laprlsc_closed_form, lapsvm_newton,
+                        lapsvm_newton_ova, manifold_pcg,
                         piecewise_quadratic_line_search, polak_ribiere, primal_gradient,
                         primal_objective)
 from gssl.solvers.lapsvm import LapRLSC, LapSVMDual, LapSVMNewton, LapSVMPCG
@@ -203,6 +204,24 @@ def test_pcg_early_stopping_records_criterion(separable):
     assert est.stop_reason_ == "stability" and est.n_iter_ < full.n_iter_
     with pytest.raises(SolverError, match="needs validation nodes"):
         LapSVMPCG(stopping="validation", **kw).fit(g, codes)
+
+
+def test_newton_ova_shares_first_step():
+    """One LU for the first (LapRLSC) step of every one-vs-all column: same iterates, same steps."""
+    X, y = make_blobs(60, centers=3, cluster_std=1.5, random_state=3)
+    g = knn_graph(X, 6)
+    K = kernel_matrix(X, None, RBF)
+    M = LaplacianPower(g.laplacian("normalized", 1), 2)
+    lab = np.concatenate([np.flatnonzero(y == c)[:3] for c in range(3)])
+    Y = np.where(y[lab][:, None] == np.arange(3), 1.0, -1.0)
+    shared = lapsvm_newton_ova(K, M, lab, Y, 1e-2, 1.0)
+    for c, r in enumerate(shared):
+        ref = lapsvm_newton(K, M, lab, Y[:, c], 1e-2, 1.0)
+        assert r.n_iter == ref.n_iter and r.converged
+        np.testing.assert_allclose(r.alpha, ref.alpha, rtol=1e-8, atol=1e-10)
+        assert abs(r.b - ref.b) <= 1e-8 * max(1.0, abs(ref.b))
+        assert [h["n_error_vectors"] for h in r.history] == [h["n_error_vectors"]
+                                                             for h in ref.history]
 
 
 def test_unnormalized_laplacian_and_bias():

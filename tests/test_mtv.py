@@ -244,3 +244,62 @@ def test_estimators_are_clusterers_and_registered(blob_graph):
     assert sc.transduction_.shape == km.transduction_.shape == y.shape
     with pytest.raises(SolverError):
         KMeansClustering().fit(Graph(W=g.W), None, n_classes=4)  # graph-only: no features
+
+
+# -- fast kernels of the inner loop (issue #5 speed work) ---------------------------------------
+def test_newton_simplex_projection_matches_sort_based_projection():
+    from gssl.optim.mtv_step import _theta_lower_bound, project_simplex_rows
+    from gssl.optim.simplex import project_simplex
+
+    rng = np.random.default_rng(7)
+    for R in [2, 3, 10, 20]:
+        Z = np.vstack([rng.normal(size=(200, R)) * s for s in (1e-3, 1.0, 30.0)]
+                      + [np.round(rng.normal(size=(50, R)), 0),          # ties
+                         np.eye(R)[rng.integers(0, R, 40)],              # already on the simplex
+                         np.full((5, R), 1.0 / R), np.zeros((5, R))])
+        ref = project_simplex(Z, axis=1)
+        np.testing.assert_allclose(project_simplex_rows(Z), ref, atol=1e-12)
+        # warm starts: the exact thresholds, thresholds far above every entry, far below
+        th = _theta_lower_bound(Z)
+        X = project_simplex_rows(Z, theta=th)
+        np.testing.assert_allclose(X, ref, atol=1e-12)
+        for start in (th.copy(), th + 100.0, th - 100.0, th + rng.normal(size=th.size)):
+            np.testing.assert_allclose(project_simplex_rows(Z, theta=start), ref, atol=1e-12)
+            np.testing.assert_allclose(np.maximum(Z - start[:, None], 0.0), ref, atol=1e-12)
+
+
+def test_partition_median_balance_and_outer_step_match_the_definitions():
+    from gssl.optim.mtv_step import _MedianBalance, _outer_step
+
+    rng = np.random.default_rng(8)
+    for N, R in [(7, 2), (40, 3), (101, 10)]:
+        lam = R - 1.0
+        F = rng.random((N, R))
+        F[:, 0] = 0.25                                 # a constant column: B = 0 exactly
+        F[: N // 2, 1] = 0.0                           # many ties at the median
+        F[: N - N // (R + 1), R - 1] = 0.0             # median 0 (few positive entries)
+        for G in (F, rng.normal(size=(N, R)), np.minimum(rng.normal(size=(N, R)), 0.0)):
+            med, B = _MedianBalance(N, R, lam)(G)      # selection on the positive entries
+            np.testing.assert_array_equal(med, lambda_median(G, lam))
+            np.testing.assert_allclose(B, balance(G, lam), rtol=1e-12, atol=1e-12)
+        med, B = _MedianBalance(N, R, lam)(F)
+        assert B[0] == 0.0
+        c = rng.random(R)
+        np.testing.assert_allclose(_outer_step(F, med, lam, c),
+                                   F + balance_subgradient(F, lam, med) * c, atol=1e-12)
+
+
+def test_float32_dual_and_float64_dual_reach_the_same_partition(blob_graph):
+    g, y = blob_graph
+    D = gradient_operator(g.W)
+    fixed = np.zeros(y.size, bool)
+    fixed[[np.flatnonzero(y == r)[0] for r in range(4)]] = True
+    F0 = np.zeros((y.size, 4))
+    F0[fixed] = np.eye(4)[y[fixed]]
+    F0 = diffuse(g.W, F0)
+    F0[fixed] = np.eye(4)[y[fixed]]
+    r32 = mtv_minimize(D, F0, fixed=fixed, max_iter=500)
+    r64 = mtv_minimize(D, F0, fixed=fixed, max_iter=500, dual_dtype=np.float64)
+    assert on_simplex(r32.F) and on_simplex(r64.F)
+    np.testing.assert_array_equal(r32.F.argmax(1), r64.F.argmax(1))
+    assert r32.energy == pytest.approx(r64.energy, rel=1e-2)

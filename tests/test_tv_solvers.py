@@ -12,7 +12,7 @@ from gssl.graphs.base import Graph
 from gssl.kernels import kernel_matrix
 from gssl.optim import gradient_operator, qp_kkt_violation
 from gssl.solvers import make_solver, solver_modules
-from gssl.solvers.tv import _DualSVMStep, cheeger_energy, sphere
+from gssl.solvers.tv import _DualSVMStep, cheeger_energy, eigenmap_start, sphere
 
 RBF = {"kind": "rbf", "sigma": 3.0}
 BINARY = ["tv_rls", "cheeger_rls", "tv_svm", "cheeger_svm"]
@@ -141,3 +141,77 @@ def test_registry_and_params():
         make_solver("cheeger_rls", {"max_iter": 0})
     with pytest.raises(ConfigError):
         make_solver("lap_svm_mc", {"nonsense": 1})
+
+
+def _moons_with_tip_labels(seed=0):
+    from sklearn.datasets import make_moons
+    X, y = make_moons(200, noise=0.05, random_state=seed)
+    lab = np.zeros(y.size, bool)
+    lab[np.flatnonzero(y == 0)[np.argmax(X[y == 0, 0])]] = True   # tip of moon 0 near moon 1
+    lab[np.flatnonzero(y == 1)[np.argmin(X[y == 1, 0])]] = True   # tip of moon 1 near moon 0
+    return _graph(X, k=8), y, lab
+
+
+@pytest.mark.parametrize("seed", [0, 1])
+def test_eigenmap_start_follows_the_graph_where_parzen_start_does_not(seed):
+    """The failure mode of the 1-label USPS runs: the Parzen spread K[:, lab] y of two labels
+    splits the data by kernel distance to the labeled points, not along the graph's clusters,
+    and the (non-convex) normalized TV iteration stays in that basin. The semi-supervised
+    eigenmap start interpolates the labels and splits along the graph."""
+    graph, y, lab = _moons_with_tip_labels(seed)
+    yl = np.where(y[lab] == 1, 1.0, -1.0)[:, None]
+    e = eigenmap_start(graph.W, lab, yl)[:, 0]
+    np.testing.assert_allclose(e[lab], yl[:, 0], atol=1e-8)        # exact interpolation
+    p = (kernel_matrix(graph.X, None, {"kind": "rbf", "sigma": 1.0})[:, lab] @ yl)[:, 0]
+
+    def err(v):
+        return np.mean(((v - v.mean()) > 0) != (y == 1))
+    assert err(e) <= 0.05
+    assert err(p) >= 0.5
+
+
+def test_eigenmap_start_multiclass_shape_and_labels(three_clusters):
+    graph, y = three_clusters
+    codes = _one_label_each(y)
+    lab = codes >= 0
+    Yl = (codes[lab, None] == np.arange(3)).astype(float)
+    G = eigenmap_start(graph.W, lab, Yl)
+    assert G.shape == (y.size, 3)
+    np.testing.assert_allclose(G[lab], Yl, atol=1e-8)
+    assert np.mean(G.argmax(axis=1) != y) == 0.0
+
+
+@pytest.mark.parametrize("name", ["tv_rls", "tv_svm"])
+def test_binary_orientation_recovered_from_a_mirrored_start(two_clusters, name, monkeypatch):
+    """The normalized binary problems are symmetric under g -> -g except for the label term;
+    started from the mirror image of a good start, the iteration converges to the mirrored cut and
+    the final orientation step must pick the sign that agrees with the labels."""
+    import gssl.solvers.tv as tv
+    graph, y = two_clusters
+    real = tv.eigenmap_start
+    monkeypatch.setattr(tv, "eigenmap_start", lambda *a, **k: -real(*a, **k))
+    est = make_solver(name, {"kernel": RBF, "init": "eigenmap", "radius": "sqrt_n"})
+    est.fit(graph, _one_label_each(y), n_classes=2)
+    assert np.mean(est.predict() != y) == 0.0
+
+
+def test_init_param_checked():
+    with pytest.raises(ConfigError):
+        make_solver("tv_rls", {"init": "random"})
+    for name in BINARY:
+        assert make_solver(name, {"init": "eigenmap"}).init == "eigenmap"
+
+
+@pytest.mark.parametrize("name", ["cheeger_rls", "cheeger_svm"])
+def test_cheeger_binary_mirror_recovered_from_a_mirrored_start(two_clusters, name, monkeypatch):
+    """The Cheeger ratio is even; from a mirrored start the iteration ends on the mirrored cut with
+    the two labeled nodes as islands. The mirror image with the labels kept has a lower Cheeger
+    energy and must be returned."""
+    import gssl.solvers.tv as tv
+    graph, y = two_clusters
+    real = tv.eigenmap_start
+    monkeypatch.setattr(tv, "eigenmap_start", lambda *a, **k: -real(*a, **k))
+    est = make_solver(name, {"kernel": RBF, "init": "eigenmap"})
+    est.fit(graph, _one_label_each(y), n_classes=2)
+    assert est.mirrored_
+    assert np.mean(est.predict() != y) == 0.0

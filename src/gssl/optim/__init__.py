@@ -4,7 +4,7 @@ from .fista import FistaResult, fista, l1_prox, project_l2_ball, soft_threshold
 from .graph_ops import edge_list, gradient_norm_bound, gradient_operator, total_variation
 from .linalg import relative_residual, solve_dense, solve_spd
 from .manifold_primal import (LaplacianPower, PrimalResult, laprlsc_closed_form, lapsvm_newton,
-                              manifold_pcg, primal_gradient, primal_objective)
+                              lapsvm_newton_ova, manifold_pcg, primal_gradient, primal_objective)
 from .mtv_step import (MTVResult, balance, balance_subgradient, diffuse, discrete_energy,
                        lambda_median, mtv_energy, mtv_minimize)
 from .pcg import (STOPPING, GradientNormCheck, IterationState, MixedCheck, ObjectiveDecreaseCheck,
@@ -18,7 +18,8 @@ __all__ = sorted([
     "FistaResult", "fista", "l1_prox", "project_l2_ball", "soft_threshold", "edge_list",
     "gradient_norm_bound", "gradient_operator", "total_variation", "relative_residual",
     "solve_dense", "solve_spd", "LaplacianPower", "PrimalResult", "laprlsc_closed_form",
-    "lapsvm_newton", "manifold_pcg", "primal_gradient", "primal_objective", "MTVResult", "balance",
+    "lapsvm_newton", "lapsvm_newton_ova", "manifold_pcg", "primal_gradient", "primal_objective",
+    "MTVResult", "balance",
     "balance_subgradient", "diffuse", "discrete_energy", "lambda_median", "mtv_energy",
     "mtv_minimize", "STOPPING", "GradientNormCheck", "IterationState", "MixedCheck",
     "ObjectiveDecreaseCheck", "StabilityCheck", "StoppingCriterion", "ValidationCheck",

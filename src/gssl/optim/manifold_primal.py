@@ -141,13 +141,16 @@ def laprlsc_closed_form(K, M, lab, Y_lab, gamma_A, gamma_I, MK=None):
     return sol[:n], sol[n]
 
 
-def lapsvm_newton(K, M, lab, y_lab, gamma_A, gamma_I, max_iter=50, MK=None, M1=None):
+def lapsvm_newton(K, M, lab, y_lab, gamma_A, gamma_I, max_iter=50, MK=None, M1=None,
+                  first_step=None):
     """Primal LapSVM (Eq. 7) by Newton's method with the generalized Hessian and step 1.
 
     Starts at alpha = 0, b = 0 (every labeled point is an error vector, so the first step is the
     LapRLSC solution); stops when the error-vector set does not change between two iterations.
     If a full step does not decrease the objective (possible in theory) an exact line search along
     the Newton direction is used instead (recorded as ``step`` in the history).
+    ``first_step``: (alpha, b) of that first full step when the caller already has it (the
+    LapRLSC solution; see ``lapsvm_newton_ova``); it still counts as Newton step 1.
     """
     t0 = time.perf_counter()
     K = np.asarray(K, dtype=np.float64)
@@ -162,9 +165,12 @@ def lapsvm_newton(K, M, lab, y_lab, gamma_A, gamma_I, max_iter=50, MK=None, M1=N
     history, converged, reason = [], False, "max_iter"
     it = 0
     for it in range(1, max_iter + 1):
-        A = _newton_system(K, MK, M1, lab[E], gamma_A, gamma_I)
-        sol = _solve(A, _newton_rhs(n, lab[E], y[E]))
-        new_alpha, new_b = sol[:n], float(sol[n])
+        if it == 1 and first_step is not None:
+            new_alpha, new_b = np.asarray(first_step[0], dtype=np.float64), float(first_step[1])
+        else:
+            A = _newton_system(K, MK, M1, lab[E], gamma_A, gamma_I)
+            sol = _solve(A, _newton_rhs(n, lab[E], y[E]))
+            new_alpha, new_b = sol[:n], float(sol[n])
         new_obj = primal_objective(K, M, lab, y, gamma_A, gamma_I, new_alpha, new_b)
         step = 1.0
         if new_obj > obj * (1 + 1e-12) + 1e-300:
@@ -184,6 +190,24 @@ def lapsvm_newton(K, M, lab, y_lab, gamma_A, gamma_I, max_iter=50, MK=None, M1=N
     f = K @ alpha + b
     return PrimalResult(alpha, b, f, obj, it, converged, reason, history,
                         time.perf_counter() - t0)
+
+
+def lapsvm_newton_ova(K, M, lab, Y_lab, gamma_A, gamma_I, max_iter=50, MK=None, M1=None):
+    """``lapsvm_newton`` for every column of Y_lab (l, C) (one-vs-all problems).
+
+    The first Newton step has the same system for every column (all labeled points are error
+    vectors: the LapRLSC matrix), so it is solved once for all columns (one LU, C right-hand
+    sides) instead of once per column; the later steps are per column. Same iterates as calling
+    ``lapsvm_newton`` per column, up to round-off.
+    """
+    K = np.asarray(K, dtype=np.float64)
+    MK = M @ K if MK is None else MK
+    M1 = M @ np.ones(K.shape[0]) if M1 is None else M1
+    Y_lab = np.asarray(Y_lab, dtype=np.float64).reshape(len(lab), -1)
+    alpha1, b1 = laprlsc_closed_form(K, M, lab, Y_lab, gamma_A, gamma_I, MK=MK)
+    return [lapsvm_newton(K, M, lab, Y_lab[:, c], gamma_A, gamma_I, max_iter=max_iter, MK=MK,
+                          M1=M1, first_step=(alpha1[:, c], b1[c]))
+            for c in range(Y_lab.shape[1])]
 
 
 def _exact_step(K, M, lab, y, gamma_A, gamma_I, alpha, b, d_alpha, d_b):

@@ -31,7 +31,7 @@ from sklearn.svm import SVC
 
 from ..errors import ConfigError, SolverError
 from ..kernels import kernel_matrix, validate_kernel
-from ..optim.manifold_primal import (LaplacianPower, laprlsc_closed_form, lapsvm_newton,
+from ..optim.manifold_primal import (LaplacianPower, laprlsc_closed_form, lapsvm_newton_ova,
                                      manifold_pcg, primal_objective)
 from ..optim.pcg import STOPPING, default_check_every, make_criterion
 from .base import check_nonnegative, check_positive, ova_scores, ova_targets, require_features
@@ -186,7 +186,8 @@ class LapSVMNewton(_ManifoldKernelMachine):
     """Primal LapSVM (Eq. 7, squared hinge) by Newton's method: generalized Hessian on the
     error-vector set, step size 1, stop when the set does not change (at most ``max_iter`` steps).
 
-    Each step solves an (n+1) x (n+1) dense system (O(n^3)); M K is formed once.
+    Each step solves an (n+1) x (n+1) dense system (O(n^3)); M K is formed once, and the first
+    step (the LapRLSC system, the same for every one-vs-all column) is factorized once.
     """
 
     def __init__(self, kernel=_DEFAULT_KERNEL, gamma_A=1e-6, gamma_I=1e-2,  # noqa: B006
@@ -202,8 +203,8 @@ class LapSVMNewton(_ManifoldKernelMachine):
         K, M, lab, Y = self._prepare(graph, codes, n_classes)
         MK = M.dense_times(K)
         M1 = M @ np.ones(K.shape[0])
-        results = [lapsvm_newton(K, M, lab, Y[:, c], self.gamma_A, self.gamma_I,
-                                 max_iter=self.max_iter, MK=MK, M1=M1) for c in range(Y.shape[1])]
+        results = lapsvm_newton_ova(K, M, lab, Y, self.gamma_A, self.gamma_I,
+                                    max_iter=self.max_iter, MK=MK, M1=M1)
         self._summarize(results)
         return self._finish(K, [r.alpha for r in results], [r.b for r in results])
 

@@ -19,7 +19,7 @@ from ..errors import ConfigError, SolverError
 from ..optim.graph_ops import gradient_operator
 from ..optim.mtv_step import (diffuse, discrete_energy, indicator_matrix, mtv_minimize,
                               operator_norm)
-from .base import check_positive
+from .base import check_nonnegative, check_positive
 
 
 def _check_int(owner, name, v, low):
@@ -58,7 +58,8 @@ class MTVClustering(ClusterMixin, BaseEstimator):
     Fitted: labels_ / transduction_ (n,), decision_function_ (n, R) = the relaxed F of the selected
     trial, energy_ (continuous energy (2)), discrete_energy_, n_iter_ (inner iterations of the
     selected trial), history_ (energy per outer step of the selected trial), trials_ (one dict per
-    trial), converged_, stop_reason_.
+    trial), trial_labels_ (one row of labels per trial that ran, in the order of trials_ without
+    the failed ones), converged_, stop_reason_.
     """
 
     def __init__(self, n_clusters=None, n_trials=30, deterministic_trial=True, max_iter=2000,
@@ -87,7 +88,8 @@ class MTVClustering(ClusterMixin, BaseEstimator):
             raise ConfigError(f"{own}: deterministic_trial must be true or false")
         if not self.deterministic_trial and self.n_trials == 0:
             raise ConfigError(f"{own}: no trial to run (n_trials=0 and deterministic_trial=false)")
-        check_positive(own, rel_tol=self.rel_tol, eps=self.eps, diffusion_dt=self.diffusion_dt)
+        check_positive(own, eps=self.eps, diffusion_dt=self.diffusion_dt)
+        check_nonnegative(own, rel_tol=self.rel_tol)   # 0: always run max_iter iterations
         if self.max_time is not None:
             check_positive(own, max_time=self.max_time)
         if self.ncut_eigen_solver not in ("arpack", "lobpcg", "amg"):
@@ -137,7 +139,7 @@ class MTVClustering(ClusterMixin, BaseEstimator):
                                     else rng.randint(n) for r in range(R)])
                 starts.append((f"random{t}", np.eye(R), anchors))
         fixed = labeled if transductive else None
-        best, trials = None, []
+        best, trials, trial_labels = None, [], []
         for name, rows, nodes in starts:
             ts = time.perf_counter()
             F0 = np.zeros((n, R))
@@ -153,6 +155,7 @@ class MTVClustering(ClusterMixin, BaseEstimator):
                 trials.append({"trial": name, "error": str(exc)})
                 continue
             labels = np.argmax(res.F, axis=1)
+            trial_labels.append(labels)
             e_disc = discrete_energy(D, labels, R)
             trials.append({"trial": name, "discrete_energy": e_disc, "energy": res.energy,
                            "n_iter": res.n_iter, "n_outer": res.n_outer,
@@ -172,6 +175,7 @@ class MTVClustering(ClusterMixin, BaseEstimator):
         self.n_iter_ = res.n_iter
         self.history_ = res.history
         self.trials_ = trials
+        self.trial_labels_ = np.array(trial_labels)
         self.converged_ = res.converged
         self.stop_reason_ = res.stop_reason
         self.fit_seconds_ = time.perf_counter() - t0

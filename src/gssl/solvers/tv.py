@@ -19,9 +19,16 @@ Conventions the paper leaves open (documented in docs/reproduction/4-tv-svm.md):
   * hinge constraints apply to the labeled nodes only (unlabeled nodes have no y_i);
   * the dual matrices use G = K A^{-1} (A = lambda I + r K [+ gamma L K]), the symmetric form that
     the derivation gives (the paper prints A^{-1} K, its transpose);
-  * the iteration starts from the Parzen-window spread of the labels, g0 = K[:, lab] y_lab,
-    normalized like the iterates; multipliers start at 0 and follow the standard augmented
-    Lagrangian update (the paper writes it for the binary case only);
+  * the start g0 (not in the paper): ``init: parzen`` = the Parzen-window spread of the labels
+    K[:, lab] y_lab, or ``init: eigenmap`` = the semi-supervised Laplacian eigenmap
+    (``eigenmap_start``), normalized like the iterates; multipliers start at 0 and follow the
+    standard augmented Lagrangian update (the paper writes it for the binary case only). The
+    normalized problems are non-convex: the Parzen start (a split by kernel distance to the labeled
+    points) lands on some draws in the basin of an unbalanced cut;
+  * binary TV methods (normalized): the ADMM runs from g0 and from the mirrored start -g0 and the
+    lower final objective is kept (``restarted_`` = the mirrored run won), then the sign of the
+    final point with the lower label term; binary Cheeger methods keep the mirror image
+    (labels kept) when its Cheeger ratio is lower (``mirrored_``);
   * ``normalize=True`` applies the paper's sphere projection g <- N g / ||g|| (binary TV methods
     also subtract the mean); multiclass scores are the simplex points before that rescaling.
 Every iterative method records its objective per outer iteration in ``history_`` and stops when
@@ -35,6 +42,8 @@ import time
 
 import numpy as np
 import scipy.linalg as sla
+import scipy.sparse as sp
+import scipy.sparse.linalg as spla
 
 from ..errors import ConfigError, SolverError
 from ..kernels import kernel_matrix, validate_kernel
@@ -66,6 +75,32 @@ def sphere(v, radius, zero_mean=False):
     return v
 
 
+def eigenmap_start(W, lab, Yl, n_vectors=None) -> np.ndarray:
+    """Semi-supervised eigenmap (Belkin & Niyogi 2003) used as the starting point g0.
+
+    U = the ``n_vectors`` (default: Yl's columns, at least 2) eigenvectors of the random-walk
+    Laplacian I - D^-1 W with the smallest eigenvalues (the constant vector first, then the
+    Fiedler vector ...), computed as D^-1/2 times those of the symmetric normalized Laplacian;
+    g0 = U A with A the least-squares fit U[lab] A = Yl (exact interpolation with one label per
+    class). Binary targets (one ±1 column): g0 is the Fiedler vector oriented and shifted by the
+    labels. Deterministic (fixed Lanczos start vector)."""
+    W = sp.csr_matrix(W)
+    n = W.shape[0]
+    Yl = np.asarray(Yl, dtype=np.float64).reshape(int(np.sum(lab)), -1)
+    k = max(2, Yl.shape[1]) if n_vectors is None else int(n_vectors)
+    d = np.asarray(W.sum(axis=1)).ravel()
+    dis = 1.0 / np.sqrt(np.maximum(d, 1e-300))
+    Lsym = sp.identity(n, format="csr") - sp.diags(dis) @ W @ sp.diags(dis)
+    v0 = np.sqrt(np.maximum(d, 1e-300)) + 1e-3 * np.cos(np.arange(n))
+    try:
+        vals, vecs = spla.eigsh(Lsym.tocsc(), k=min(k, n - 1), sigma=-1e-3, which="LM", v0=v0)
+    except (RuntimeError, spla.ArpackError) as exc:            # pragma: no cover - ARPACK failure
+        raise SolverError(f"eigenmap start: eigsh failed ({exc})") from exc
+    U = dis[:, None] * vecs[:, np.argsort(vals)]
+    A, *_ = np.linalg.lstsq(U[lab], Yl, rcond=None)
+    return U @ A
+
+
 class _TVBase(SemiSupervisedClassifier):
     """Shared parameters, checks and set-up (kernel, gradient operator, targets)."""
 
@@ -86,6 +121,10 @@ class _TVBase(SemiSupervisedClassifier):
             v = getattr(self, name)
             if isinstance(v, bool) or not isinstance(v, (int, np.integer)) or v < 1:
                 raise ConfigError(f"{self._name}: {name} must be an integer >= 1, got {v!r}")
+        if getattr(self, "init", "parzen") not in ("parzen", "eigenmap"):
+            raise ConfigError(f"{self._name}: init must be 'parzen' (g0 = K[:, labeled] y) or "
+                              f"'eigenmap' (semi-supervised Laplacian eigenmap), "
+                              f"got {self.init!r}")
         if not isinstance(self.normalize, bool):
             raise ConfigError(f"{self._name}: normalize must be true or false, "
                               f"got {self.normalize!r}")
@@ -95,6 +134,7 @@ class _TVBase(SemiSupervisedClassifier):
         t0 = time.perf_counter()
         self.K_ = K = kernel_matrix(X, None, self.kernel)
         self.D_ = D = gradient_operator(graph.W)
+        self._W = graph.W
         self._normD = gradient_norm_bound(D)
         lab = codes >= 0
         n = codes.size
@@ -108,6 +148,13 @@ class _TVBase(SemiSupervisedClassifier):
                 Y[lab] = 2.0 * Y[lab] - 1.0
         self._setup_seconds = time.perf_counter() - t0
         return K, D, lab, Y
+
+    def _g0(self, K, lab, Yl):
+        """Starting point before normalization: Parzen spread of the labels K[:, lab] Yl, or the
+        semi-supervised eigenmap of the graph (``init: eigenmap``)."""
+        if getattr(self, "init", "parzen") == "eigenmap":
+            return eigenmap_start(self._W, lab, Yl)
+        return K[:, lab] @ Yl
 
     def _rad(self, n):
         return float(n) if getattr(self, "radius", "n") == "n" else float(np.sqrt(n))
@@ -132,13 +179,48 @@ class _TVBase(SemiSupervisedClassifier):
             return True
         return False
 
+    def _binary_result(self, run, g0, lab, yl, data_term):
+        """Run the binary ADMM from g0 and, for the normalized (non-convex, sign-symmetric)
+        problem, again from the mirrored start -g0; keep the run with the lower objective (the
+        iteration keeps the orientation of its start, and with one label per class both labeled
+        nodes can lie in one cluster, so the start's orientation can be wrong -- the wrong one
+        ends with the labeled nodes carved out as islands or on the wrong side, at a higher
+        objective). Then keep the sign of the final point with the lower label term
+        (``_orientation``). Returns the (n, 2) scores."""
+        self.restarted_ = False
+        res = run(g0)
+        if self.normalize:
+            first = (self.history_, self.n_iter_, self.converged_, self.stop_reason_)
+            self.history_, self.converged_, self.stop_reason_ = [], False, "max_iter"
+            res2 = run(-g0)
+            if res2["objective"] < res["objective"]:
+                res, self.restarted_ = res2, True
+            else:
+                self.history_, self.n_iter_, self.converged_, self.stop_reason_ = first
+        sgn = _orientation(data_term, res["f"][lab])
+        self.dual_coef_ = sgn * res["alpha"]
+        out = sgn * (res["f"] if self.output == "f" else res["g"])
+        return np.column_stack([-out, out])
+
     def _finish(self):
         self.prox_iterations_ = self._prox_iters
         del self.K_
+        self.__dict__.pop("_W", None)
 
 
 def _rel_change(new, old):
     return float(np.linalg.norm(new - old) / max(np.linalg.norm(old), 1e-300))
+
+
+def _orientation(data_term, f_lab) -> float:
+    """+1 or -1: the sign of the binary solution with the lower objective.
+
+    The normalized binary problems are symmetric under (f, g, h, alpha) -> -(f, g, h, alpha)
+    (sphere and zero mean are, the RKHS norm and the TV are even); only the label term is not.
+    The ADMM keeps the orientation of its start, so the final point and its mirror image are both
+    stationary and we keep the one whose label term (hence objective) is lower -- this matters
+    when a start put a labeled point on the wrong side of the cut."""
+    return -1.0 if data_term(-f_lab) < data_term(f_lab) else 1.0
 
 
 def _chol(A, name):
@@ -157,9 +239,9 @@ class TVRLS(_TVBase):
     _name = "TVRLS"
 
     def __init__(self, kernel=_DEFAULT_KERNEL, eta=1.0, lam=1.0, gamma=1.0,  # noqa: B006
-                 r1=1.0, r2=1.0, normalize=True, radius="n", output="f", max_iter=100, tol=1e-4,
-                 prox_tol=1e-4, prox_max_iter=500):
-        self.kernel, self.eta, self.lam, self.gamma = kernel, eta, lam, gamma
+                 r1=1.0, r2=1.0, normalize=True, radius="n", output="f", init="parzen",
+                 max_iter=100, tol=1e-4, prox_tol=1e-4, prox_max_iter=500):
+        self.kernel, self.eta, self.lam, self.gamma, self.init = kernel, eta, lam, gamma, init
         self.r1, self.r2, self.normalize, self.output = r1, r2, normalize, output
         self.radius = radius
         self.max_iter, self.tol, self.prox_tol, self.prox_max_iter = (max_iter, tol, prox_tol,
@@ -183,27 +265,30 @@ class TVRLS(_TVBase):
         cho = _chol(lam * np.eye(n) + r1 * K, self._name)
         norm = ((lambda v: sphere(v, self._rad(n), zero_mean=True)) if self.normalize
                 else (lambda v: v))
-        g = norm(K[:, lab] @ y[lab])
-        l1, l2, p = np.zeros(n), np.zeros(n), None
         Jd = lab.astype(float)
-        for it in range(1, self.max_iter + 1):
-            alpha = sla.cho_solve(cho, r1 * g - l1, check_finite=False)          # (21)
-            f = K @ alpha                                                        # (22)
-            h = (eta * y + r2 * g - l2) / (eta * Jd + r2)                         # (23)
-            z = (r1 * f + l1 + r2 * h + l2) / (r1 + r2)                           # (25)
-            gbar, p = self._prox(z, gam, r1 + r2, p)
-            g_new = norm(gbar)                                                   # (26)-(27)
-            l1 += r1 * (f - g_new)                                               # (13)
-            l2 += r2 * (h - g_new)                                               # (14)
-            obj = (0.5 * eta * np.sum((y[lab] - f[lab]) ** 2) + 0.5 * lam * alpha @ f
-                   + gam * np.abs(D @ f).sum())
-            change = _rel_change(g_new, g)
-            g = g_new
-            if self._record(it, obj, change, constraint=float(np.linalg.norm(f - g) / n)):
-                break
-        self.dual_coef_ = alpha
-        out = f if self.output == "f" else g
-        return np.column_stack([-out, out])
+
+        def run(g):
+            l1, l2, p = np.zeros(n), np.zeros(n), None
+            for it in range(1, self.max_iter + 1):
+                alpha = sla.cho_solve(cho, r1 * g - l1, check_finite=False)      # (21)
+                f = K @ alpha                                                    # (22)
+                h = (eta * y + r2 * g - l2) / (eta * Jd + r2)                     # (23)
+                z = (r1 * f + l1 + r2 * h + l2) / (r1 + r2)                       # (25)
+                gbar, p = self._prox(z, gam, r1 + r2, p)
+                g_new = norm(gbar)                                               # (26)-(27)
+                l1 += r1 * (f - g_new)                                           # (13)
+                l2 += r2 * (h - g_new)                                           # (14)
+                obj = (0.5 * eta * np.sum((y[lab] - f[lab]) ** 2) + 0.5 * lam * alpha @ f
+                       + gam * np.abs(D @ f).sum())
+                change = _rel_change(g_new, g)
+                g = g_new
+                if self._record(it, obj, change, constraint=float(np.linalg.norm(f - g) / n)):
+                    break
+            return {"objective": obj, "f": f, "g": g, "alpha": alpha}
+
+        g0 = norm(self._g0(K, lab, y[lab][:, None])[:, 0])
+        return self._binary_result(run, g0, lab, y[lab],
+                                   lambda v: 0.5 * eta * np.sum((y[lab] - v) ** 2))
 
     def _multi(self, K, D, lab, Y):
         n, C = Y.shape
@@ -212,7 +297,7 @@ class TVRLS(_TVBase):
         A[np.diag_indices(n)] += lam
         lu = sla.lu_factor(A, check_finite=False)
         norm = (lambda v: sphere(v, self._rad(n))) if self.normalize else (lambda v: v)
-        Gs = project_simplex(K[:, lab] @ Y[lab])
+        Gs = project_simplex(self._g0(K, lab, Y[lab]))
         G = norm(Gs)
         Lm, p = np.zeros((n, C)), None
         for it in range(1, self.max_iter + 1):
@@ -240,8 +325,9 @@ class _CheegerBase(_TVBase):
         n, C = Y.shape
         c = self.c
         multi = C > 1
+        self.mirrored_ = False
         Yl = Y[lab]
-        S = K[:, lab] @ Yl
+        S = self._g0(K, lab, Yl)
         S[lab] = Yl
         if multi:
             S = project_simplex(S)
@@ -265,6 +351,15 @@ class _CheegerBase(_TVBase):
             Sh, f = s, f_new
             if self._record(it, float(np.sum(cheeger_energy(D, f))), change):
                 break
+        if not multi:
+            # the Cheeger ratio is even and the iteration keeps the orientation of its start; the
+            # mirror image with the labeled values kept is feasible too: keep the lower energy
+            mirror = -f
+            mirror[lab] = f[lab]
+            if cheeger_energy(D, mirror) < cheeger_energy(D, f):
+                f, Sh = mirror, -Sh
+                Sh[lab] = Yl
+                self.mirrored_ = True
         return f, Sh
 
 
@@ -274,9 +369,10 @@ class CheegerRLS(_CheegerBase):
     _name = "CheegerRLS"
 
     def __init__(self, kernel=_DEFAULT_KERNEL, lam=1.0, r=1.0, c=1.0,  # noqa: B006
-                 normalize=True, radius="n", max_iter=50, tol=1e-4, prox_tol=1e-4,
-                 prox_max_iter=500):
+                 normalize=True, radius="n", init="parzen", max_iter=50, tol=1e-4,
+                 prox_tol=1e-4, prox_max_iter=500):
         self.kernel, self.lam, self.r, self.c, self.normalize = kernel, lam, r, c, normalize
+        self.init = init
         self.radius = radius
         self.max_iter, self.tol, self.prox_tol, self.prox_max_iter = (max_iter, tol, prox_tol,
                                                                       prox_max_iter)
@@ -307,9 +403,10 @@ class CheegerSVM(_CheegerBase):
     _name = "CheegerSVM"
 
     def __init__(self, kernel=_DEFAULT_KERNEL, lam=1.0, r=1.0, c=1.0, mu=1.0,  # noqa: B006
-                 normalize=True, radius="n", max_iter=50, tol=1e-4, prox_tol=1e-4,
-                 prox_max_iter=500, qp_tol=1e-8):
+                 normalize=True, radius="n", init="parzen", max_iter=50, tol=1e-4,
+                 prox_tol=1e-4, prox_max_iter=500, qp_tol=1e-8):
         self.kernel, self.lam, self.r, self.c, self.mu = kernel, lam, r, c, mu
+        self.init = init
         self.normalize, self.radius = normalize, radius
         self.max_iter, self.tol, self.prox_tol, self.prox_max_iter = (max_iter, tol, prox_tol,
                                                                       prox_max_iter)
@@ -378,9 +475,9 @@ class TVSVM(_TVBase):
     _name = "TVSVM"
 
     def __init__(self, kernel=_DEFAULT_KERNEL, lam=1.0, gamma=1.0, mu=1.0,  # noqa: B006
-                 r1=1.0, r2=1.0, normalize=True, radius="n", output="f", max_iter=100, tol=1e-4,
-                 prox_tol=1e-4, prox_max_iter=500, qp_tol=1e-8):
-        self.kernel, self.lam, self.gamma, self.mu = kernel, lam, gamma, mu
+                 r1=1.0, r2=1.0, normalize=True, radius="n", output="f", init="parzen",
+                 max_iter=100, tol=1e-4, prox_tol=1e-4, prox_max_iter=500, qp_tol=1e-8):
+        self.kernel, self.lam, self.gamma, self.mu, self.init = kernel, lam, gamma, mu, init
         self.r1, self.r2, self.normalize, self.output = r1, r2, normalize, output
         self.radius = radius
         self.max_iter, self.tol, self.prox_tol, self.prox_max_iter = (max_iter, tol, prox_tol,
@@ -405,30 +502,33 @@ class TVSVM(_TVBase):
         cho = _chol(lam * np.eye(n) + r1 * K, self._name)
         norm = ((lambda v: sphere(v, self._rad(n), zero_mean=True)) if self.normalize
                 else (lambda v: v))
-        g = norm(K[:, lab] @ y[lab])
-        l1, l2, p = np.zeros(n), np.zeros(n), None
         yl = y[lab]
-        for it in range(1, self.max_iter + 1):
-            alpha = sla.cho_solve(cho, r1 * g - l1, check_finite=False)          # (73)
-            f = K @ alpha                                                        # (74)
-            e = g - l2 / r2
-            beta, _ = qp_diagonal(1.0 / r2, 1.0 - yl * e[lab], yl, 0.0, mu)      # (75)
-            h = e.copy()
-            h[lab] += yl * beta / r2                                             # (76)
-            z = (r1 * f + l1 + r2 * h + l2) / (r1 + r2)
-            gbar, p = self._prox(z, gam, r1 + r2, p)                             # (78)
-            g_new = norm(gbar)                                                   # (79)-(80)
-            l1 += r1 * (f - g_new)
-            l2 += r2 * (h - g_new)
-            obj = (0.5 * lam * alpha @ f + mu * np.maximum(0.0, 1.0 - yl * h[lab]).sum()
-                   + gam * np.abs(D @ f).sum())
-            change = _rel_change(g_new, g)
-            g = g_new
-            if self._record(it, obj, change, constraint=float(np.linalg.norm(f - g) / n)):
-                break
-        self.dual_coef_ = alpha
-        out = f if self.output == "f" else g
-        return np.column_stack([-out, out])
+
+        def run(g):
+            l1, l2, p = np.zeros(n), np.zeros(n), None
+            for it in range(1, self.max_iter + 1):
+                alpha = sla.cho_solve(cho, r1 * g - l1, check_finite=False)      # (73)
+                f = K @ alpha                                                    # (74)
+                e = g - l2 / r2
+                beta, _ = qp_diagonal(1.0 / r2, 1.0 - yl * e[lab], yl, 0.0, mu)  # (75)
+                h = e.copy()
+                h[lab] += yl * beta / r2                                         # (76)
+                z = (r1 * f + l1 + r2 * h + l2) / (r1 + r2)
+                gbar, p = self._prox(z, gam, r1 + r2, p)                         # (78)
+                g_new = norm(gbar)                                               # (79)-(80)
+                l1 += r1 * (f - g_new)
+                l2 += r2 * (h - g_new)
+                obj = (0.5 * lam * alpha @ f + mu * np.maximum(0.0, 1.0 - yl * h[lab]).sum()
+                       + gam * np.abs(D @ f).sum())
+                change = _rel_change(g_new, g)
+                g = g_new
+                if self._record(it, obj, change, constraint=float(np.linalg.norm(f - g) / n)):
+                    break
+            return {"objective": obj, "f": f, "g": g, "alpha": alpha}
+
+        g0 = norm(self._g0(K, lab, y[lab][:, None])[:, 0])
+        return self._binary_result(run, g0, lab, yl,
+                                   lambda v: mu * np.maximum(0.0, 1.0 - yl * v).sum())
 
     def _multi(self, K, D, lab, Y):
         n, C = Y.shape
@@ -443,7 +543,7 @@ def _simplex_admm(est, K, D, lab, Y, fstep, r, tv_gamma=None):
     """f^k = fstep(g^k - l^k/r); g = [TV prox] -> simplex -> [sphere]; l += r (f - g)."""
     n, C = Y.shape
     Y01 = (Y[lab] > 0).astype(float)
-    Gs = project_simplex(K[:, lab] @ Y01)
+    Gs = project_simplex(est._g0(K, lab, Y01) if hasattr(est, "_W") else K[:, lab] @ Y01)
     norm = (lambda v: sphere(v, est._rad(n))) if est.normalize else (lambda v: v)
     G = norm(Gs)
     Lm, p = np.zeros((n, C)), None
