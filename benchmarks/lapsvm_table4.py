@@ -41,7 +41,7 @@ COIL_B = [list(range(10)), list(range(10, 20))]
 # k, sigma (kernel and heat weights), p: Sindhwani et al. as recalled in issue #3; COIL20's sigma is
 # re-tuned for Deng Cai's [0, 1] pixels: sigma = 2 had the lowest LapRLSC validation error on COIL20
 # among {1, 2, 3, 4, 6, 8} (``--datasets coil20 --tune-sigma 1 2 3 4 6 8``, first 2 splits), and is
-# used for COIL20(B) too (see docs/reproduction/3-lapsvm.md).
+# used for COIL20(B) too (see docs/reproduction.md (LapSVM section)).
 DATASETS = {
     "g50c": {"source": "g50c_sindhwani", "k": 50, "sigma": 17.5, "p": 5, "counts": (50, 314, 50)},
     "coil20b": {"source": "coil20", "groups": COIL_B, "k": 2, "sigma": 2.0, "p": 1,

@@ -248,7 +248,7 @@ def test_estimators_are_clusterers_and_registered(blob_graph):
 
 # -- fast kernels of the inner loop (issue #5 speed work) ---------------------------------------
 def test_newton_simplex_projection_matches_sort_based_projection():
-    from gssl.optim.mtv_step import _theta_lower_bound, project_simplex_rows
+    from gssl.optim.simplex import project_simplex_rows, theta_lower_bound
     from gssl.optim.simplex import project_simplex
 
     rng = np.random.default_rng(7)
@@ -260,7 +260,7 @@ def test_newton_simplex_projection_matches_sort_based_projection():
         ref = project_simplex(Z, axis=1)
         np.testing.assert_allclose(project_simplex_rows(Z), ref, atol=1e-12)
         # warm starts: the exact thresholds, thresholds far above every entry, far below
-        th = _theta_lower_bound(Z)
+        th = theta_lower_bound(Z)
         X = project_simplex_rows(Z, theta=th)
         np.testing.assert_allclose(X, ref, atol=1e-12)
         for start in (th.copy(), th + 100.0, th - 100.0, th + rng.normal(size=th.size)):

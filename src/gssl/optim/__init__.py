@@ -11,7 +11,8 @@ from .pcg import (STOPPING, GradientNormCheck, IterationState, MixedCheck, Objec
                   StabilityCheck, StoppingCriterion, ValidationCheck, default_check_every,
                   make_criterion, piecewise_quadratic_line_search, polak_ribiere)
 from .qp import project_box_hyperplane, qp_box_equality, qp_diagonal, qp_kkt_violation
-from .simplex import project_simplex, project_simplex_michelot
+from .simplex import (project_simplex, project_simplex_michelot, project_simplex_rows,
+                      theta_lower_bound)
 from .tv import rof_objective, rof_prox
 
 __all__ = sorted([
@@ -25,5 +26,6 @@ __all__ = sorted([
     "ObjectiveDecreaseCheck", "StabilityCheck", "StoppingCriterion", "ValidationCheck",
     "default_check_every", "make_criterion", "piecewise_quadratic_line_search", "polak_ribiere",
     "project_box_hyperplane", "qp_box_equality", "qp_diagonal", "qp_kkt_violation",
-    "project_simplex", "project_simplex_michelot", "rof_objective", "rof_prox",
+    "project_simplex", "project_simplex_michelot", "project_simplex_rows", "theta_lower_bound",
+    "rof_objective", "rof_prox",
 ])

@@ -13,7 +13,7 @@ Binary RLS (3), Lap-RLS (8), SVM (46)-(48) and Lap-SVM (53)-(56) are the existin
 ``rls``, ``lap_rls`` (gamma_A = lambda/eta, gamma_I = gamma/eta), ``svm`` and ``lapsvm_dual``
 (gamma_A = lambda/2, gamma_I = gamma/2).
 
-Conventions the paper leaves open (documented in docs/reproduction/4-tv-svm.md):
+Conventions the paper leaves open (documented in docs/reproduction.md (TV-SVM section)):
   * graph TV ||Dg|| counts each edge once (``gssl.optim.graph_ops``); the ROF sub-problems are
     solved by ``gssl.optim.rof_prox`` (accelerated Chambolle-Pock with a duality-gap stop);
   * hinge constraints apply to the labeled nodes only (unlabeled nodes have no y_i);
