@@ -11,7 +11,7 @@ the workflow's seeds -> gssl.solvers.make_solver -> fit); only the repeat count 
       --json results/benchmarks/tvsvm_usps49.json
 
 ``--select`` instead runs the hyper-parameter selection grid on the held-out selection splits
-(protocol id ``tvsel_lpc1``, never used for the reported runs).
+(protocol id ``tvsel_lpc<N>`` for ``--select-labels N``, never used for the reported runs).
 """
 
 from __future__ import annotations
@@ -74,6 +74,8 @@ def main(argv=None):
     ap.add_argument("--select", metavar="GRID_JSON",
                     help="selection mode: JSON {method_id: {param: [values...]}} grid")
     ap.add_argument("--select-repeats", type=int, default=3)
+    ap.add_argument("--select-labels", type=int, default=1,
+                    help="labels per class of the selection draws (protocol id tvsel_lpc<N>)")
     ap.add_argument("--json", help="write all per-run results here")
     args = ap.parse_args(argv)
 
@@ -87,8 +89,9 @@ def main(argv=None):
 
     if args.select:
         grid = json.loads(Path(args.select).read_text())
-        spec = {"kind": "labels_per_class", "n": 1, "repeats": args.select_repeats}
-        roles = make_splits(y, spec, ds_id, "tvsel_lpc1")
+        spec = {"kind": "labels_per_class", "n": args.select_labels,
+                "repeats": args.select_repeats}
+        roles = make_splits(y, spec, ds_id, f"tvsel_lpc{args.select_labels}")
         for mid, space in grid.items():
             base = cfg["methods"][mid]
             keys = list(space)
