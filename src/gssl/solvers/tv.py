@@ -149,6 +149,17 @@ class _TVBase(SemiSupervisedClassifier):
         self._setup_seconds = time.perf_counter() - t0
         return K, D, lab, Y
 
+    _pm_one_multiclass = False  # multiclass targets in {-1, +1} instead of {0, 1}
+
+    def _fit(self, graph, codes, n_classes):
+        """Binary or multiclass iteration (TV-RLS, TV-SVM; the other methods override this)."""
+        K, D, lab, Y = self._setup(graph, codes, n_classes,
+                                   pm_one_multiclass=self._pm_one_multiclass)
+        self._start()
+        out = self._binary(K, D, lab, Y[:, 0]) if n_classes == 2 else self._multi(K, D, lab, Y)
+        self._finish()
+        return out
+
     def _g0(self, K, lab, Yl):
         """Starting point before normalization: Parzen spread of the labels K[:, lab] Yl, or the
         semi-supervised eigenmap of the graph (``init: eigenmap``)."""
@@ -251,13 +262,6 @@ class TVRLS(_TVBase):
         self._check_common()
         check_positive(self._name, eta=self.eta, r1=self.r1, r2=self.r2)
         check_nonnegative(self._name, gamma=self.gamma)
-
-    def _fit(self, graph, codes, n_classes):
-        K, D, lab, Y = self._setup(graph, codes, n_classes)
-        self._start()
-        out = self._binary(K, D, lab, Y[:, 0]) if n_classes == 2 else self._multi(K, D, lab, Y)
-        self._finish()
-        return out
 
     def _binary(self, K, D, lab, y):
         n = y.size
@@ -489,12 +493,7 @@ class TVSVM(_TVBase):
         check_positive(self._name, mu=self.mu, r1=self.r1, r2=self.r2, qp_tol=self.qp_tol)
         check_nonnegative(self._name, gamma=self.gamma)
 
-    def _fit(self, graph, codes, n_classes):
-        K, D, lab, Y = self._setup(graph, codes, n_classes, pm_one_multiclass=True)
-        self._start()
-        out = self._binary(K, D, lab, Y[:, 0]) if n_classes == 2 else self._multi(K, D, lab, Y)
-        self._finish()
-        return out
+    _pm_one_multiclass = True
 
     def _binary(self, K, D, lab, y):
         n = y.size
