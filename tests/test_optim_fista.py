@@ -68,3 +68,43 @@ def test_bad_arguments():
         fista(lambda a: 0.0, lambda a: a, l1_prox(1.0), np.zeros(2), lipschitz=0)
     with pytest.raises(ConfigError):
         fista(lambda a: 0.0, lambda a: a, l1_prox(1.0), np.zeros(2), monotone=True)
+
+
+def test_maxabs_stop_and_extrapolated_output():
+    """stop="maxabs" / output="y" (the rule of Tran et al.'s released code): the run stops at the
+    first iteration where the extrapolated point moves by < tol in max-abs, and returns that
+    point; with a tiny tol it still reaches the LASSO optimum."""
+    rng = np.random.default_rng(4)
+    n, p, lam = 30, 12, 1.0
+    D = rng.normal(size=(n, p))
+    x = rng.normal(size=n)
+    f = lambda a: float(np.sum((x - D @ a) ** 2))
+    grad = lambda a: -2 * D.T @ (x - D @ a)
+    L = 2 * np.linalg.norm(D.T @ D, 2)
+    # reference loop: plain FISTA with a fixed step, extrapolated points y_k
+    ys, xs, y, xp, t = [np.zeros(p)], [], np.zeros(p), np.zeros(p), 1.0
+    for _ in range(40):
+        z = soft_threshold(y - grad(y) / L, lam / L)
+        t2 = 0.5 * (1 + np.sqrt(1 + 4 * t * t))
+        y, xp, t = z + ((t - 1) / t2) * (z - xp), z, t2
+        ys.append(y), xs.append(z)
+    moves = [np.max(np.abs(b - a)) for a, b in zip(ys, ys[1:])]
+    tol = 0.05 * moves[0]
+    k = next(i for i, m in enumerate(moves) if m < tol)
+    assert 2 <= k < 39
+    res = fista(f, grad, l1_prox(lam), np.zeros(p), lipschitz=L, backtracking=False,
+                max_iter=40, tol=tol, stop="maxabs", output="y")
+    assert res.n_iter == k + 1 and res.converged
+    np.testing.assert_allclose(res.x, ys[k + 1], atol=1e-12)
+    res_x = fista(f, grad, l1_prox(lam), np.zeros(p), lipschitz=L, backtracking=False,
+                  max_iter=40, tol=tol, stop="maxabs")
+    np.testing.assert_allclose(res_x.x, xs[k], atol=1e-12)
+    ref = Lasso(alpha=lam / (2 * n), fit_intercept=False, tol=1e-14, max_iter=200000).fit(D, x)
+    tight = fista(f, grad, l1_prox(lam), np.zeros(p), lipschitz=1.0, eta=1.5, max_iter=20000,
+                  tol=1e-12, stop="maxabs", output="y")
+    assert abs(_lasso_obj(D, x, tight.x, lam) - _lasso_obj(D, x, ref.coef_, lam)) <= 1e-6 * \
+        _lasso_obj(D, x, ref.coef_, lam)
+    with pytest.raises(ConfigError):
+        fista(f, grad, l1_prox(lam), np.zeros(p), g=lambda a: 0.0, monotone=True, output="y")
+    with pytest.raises(ConfigError):
+        fista(f, grad, l1_prox(lam), np.zeros(p), stop="gap")

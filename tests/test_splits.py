@@ -68,6 +68,26 @@ def test_per_class_counts_exact_and_rest_unused():
     np.testing.assert_array_equal(per_class(roles, UNLABELED), [17, 37, 77])
 
 
+def test_per_class_counts_pool_draws_from_the_first_points_of_each_class():
+    y = np.tile(np.arange(3), 50)                     # classes interleaved in dataset order
+    spec = {"kind": "per_class_counts", "labeled": 2, "unlabeled": 3, "test": 4, "repeats": 3,
+            "pool": 12}
+    splits = make_splits(y, spec, "t", "pool")
+    first = np.zeros(y.size, bool)
+    for c in range(3):
+        first[np.flatnonzero(y == c)[:12]] = True
+    for roles in splits:
+        assert np.all(roles[~first] == UNUSED)
+        for role, k in ((LABELED, 2), (UNLABELED, 3), (TEST, 4)):
+            np.testing.assert_array_equal(np.bincount(y[roles == role], minlength=3), [k] * 3)
+    assert len({r.tobytes() for r in splits}) == 3   # different draws per repeat
+    np.testing.assert_array_equal(splits, make_splits(y, spec, "t", "pool"))
+    with pytest.raises(SplitError, match="needs"):
+        make_splits(y, dict(spec, pool=8), "t", "pool")
+    with pytest.raises(ConfigError, match="pool"):
+        validate_protocol(dict(spec, pool=0))
+
+
 def test_melacci_cv_folds_partition_and_counts():
     splits = make_splits(Y, MELACCI, "g50c", "melacci")
     for r in range(3):

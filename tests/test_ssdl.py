@@ -88,6 +88,33 @@ def test_lle_weights_reconstruct_points_on_a_plane():
     np.testing.assert_allclose(w.sum(axis=1), 1.0)
 
 
+def test_lle_reg_zero_gives_the_papers_unregularized_barycentric_weights():
+    """lle_reg = 0 (eq. 3.1 of the paper, and the authors' code for a non-singular local Gram):
+    w_i = argmin ||x_i - sum_j w_ij x_j||^2 s.t. sum_j w_ij = 1, solved here by its KKT system."""
+    from gssl.graphs.knn import knn_distances
+
+    rng = np.random.default_rng(7)
+    X = rng.normal(size=(40, 10))
+    k = 6
+
+    def kkt(x, N):
+        Z = N - x
+        M = np.block([[2 * Z @ Z.T, np.ones((k, 1))], [np.ones((1, k)), np.zeros((1, 1))]])
+        return np.linalg.solve(M, np.r_[np.zeros(k), 1.0])[:k]
+
+    V = lle_weights(X, k, reg=0.0).toarray()
+    _, idx = knn_distances(X, k)
+    for i in (0, 7, 23):
+        np.testing.assert_allclose(V[i, idx[i]], kkt(X[i], X[idx[i]]), atol=1e-9)
+    Xn = rng.normal(size=(5, 10))
+    M, nidx, w = lle_targets(X, X, Xn, k, reg=0.0)
+    for i in range(5):
+        np.testing.assert_allclose(w[i], kkt(Xn[i], X[nidx[i]]), atol=1e-9)
+    # the default 1e-3 * trace regularization moves them (slightly)
+    V3 = lle_weights(X, k, reg=1e-3).toarray()
+    assert 0 < np.abs(V3 - V).max() < 0.2
+
+
 def _fitted(beta=0.5, gamma=0.5, max_iter=6, **kw):
     X, y = _blobs()
     est = SSDLGA(n_atoms=15, lam=0.2, beta=beta, gamma=gamma, mu=2 * gamma, k=5, r=1.5,
@@ -159,6 +186,63 @@ def test_classifier_update_is_the_weighted_ridge_optimum():
     np.testing.assert_allclose(m.gamma * Gf.sum(axis=0) + 2 * m.mu * m.b, 0, atol=1e-9)
 
 
+def test_wang_classifier_update_matches_its_definition():
+    """classifier_update="wang" (the authors' released code): per class c, labeled samples with
+    an active mask, and unlabeled samples whose C masks are all on (-1 < f_jc < 1), weighted by
+    sum_k P_jk^r with target sum_k P_jk^r y_jc(k) / sum_k P_jk^r; ridge mu/gamma on (w_c, b_c)."""
+    X, y = _blobs()
+    rng = np.random.default_rng(6)
+    nl, C, p = 9, 3, 7
+    Y = -np.ones((nl, C))
+    Y[np.arange(nl), np.arange(nl) % C] = 1
+    m = _Model(X, nl, Y, None, 0.1, 1.0, 0.0, 0.8, 1.3, 1.5)
+    A = rng.normal(size=(X.shape[0], p))
+    m.W, m.b = 0.3 * rng.normal(size=(C, p)), 0.3 * rng.normal(size=C)
+    m.P = rng.dirichlet(np.ones(C), size=X.shape[0] - nl)
+    m.update_masks(A)
+    m.set_weights()
+    F = m.scores(A)
+    Fu = F[nl:]
+    assert ((Fu > -1) & (Fu < 1)).any() and ((Fu >= 1) | (Fu <= -1)).any()  # both cases occur
+    Pr = m.P ** m.r
+    W_ref, b_ref = np.empty((C, p)), np.empty(C)
+    for c in range(C):
+        rows, wts, tgt = [], [], []
+        for i in range(nl):
+            if Y[i, c] * F[i, c] < 1:
+                rows.append(A[i]), wts.append(1.0), tgt.append(Y[i, c])
+        for j in range(Fu.shape[0]):
+            if all((1.0 if k == c else -1.0) * Fu[j, c] < 1 for k in range(C)):
+                yk = np.array([1.0 if k == c else -1.0 for k in range(C)])
+                rows.append(A[nl + j]), wts.append(Pr[j].sum()), tgt.append(Pr[j] @ yk / Pr[j].sum())
+        Z = np.hstack([np.array(rows), np.ones((len(rows), 1))])
+        w = np.array(wts)
+        sol = np.linalg.solve(Z.T @ (Z * w[:, None]) + (m.mu / m.gamma) * np.eye(p + 1),
+                              Z.T @ (w * np.array(tgt)))
+        W_ref[c], b_ref[c] = sol[:p], sol[p]
+    m.classifier_update(A, "wang")
+    np.testing.assert_allclose(m.W, W_ref, atol=1e-10)
+    np.testing.assert_allclose(m.b, b_ref, atol=1e-10)
+    # when every unlabeled mask is on, "wang" and "exact" solve the same ridge problem
+    m.W, m.b = 1e-3 * m.W, 1e-3 * m.b
+    m.update_masks(A)
+    m.set_weights()
+    assert np.all(m.Mpos * m.Mneg == 1)
+    m.classifier_update(A, "wang")
+    Ww, bw = m.W.copy(), m.b.copy()
+    m.W, m.b = 1e-3 * W_ref, 1e-3 * b_ref
+    m.update_masks(A)
+    m.set_weights()
+    m.classifier_update(A, "exact")
+    np.testing.assert_allclose(Ww, m.W, atol=1e-10)
+    np.testing.assert_allclose(bw, m.b, atol=1e-10)
+    est = SSDLGA(n_atoms=15, lam=0.2, beta=0.5, gamma=0.5, mu=1.0, k=5, r=1.5, max_iter=3,
+                 tol=0, classifier_update="wang", random_state=0)
+    Xb, yb = _blobs()
+    est.fit(_graph(Xb), _labels(yb), n_classes=3)
+    assert np.mean(est.predict() == yb) > 0.9
+
+
 def test_out_of_sample_code_of_training_point_matches_training_code():
     est, X, y = _fitted(beta=0.5, max_iter=15)
     A_new = est.transform(X[est.train_indices_])
@@ -221,3 +305,16 @@ def test_registry_and_param_checks():
         make_solver("sc_svm", {"graph_reg": "threshold"})
     with pytest.raises(ConfigError):
         make_solver("ssdl_ga", {"nope": 1})
+    with pytest.raises(ConfigError):
+        make_solver("ssdl_ga", {"classifier_update": "svm"})
+    with pytest.raises(ConfigError):
+        make_solver("ssdl_ga", {"inner_solver": "ista"})
+
+
+def test_authors_inner_solver_runs_and_stops_early():
+    """inner_solver="authors" (the released code's plain FISTA with its max-abs stop): fits the
+    toy problem and its sparse-coding steps stop before the 50-iteration cap."""
+    est, X, y = _fitted(inner_solver="authors")
+    assert np.mean(est.predict() == y) > 0.9
+    assert min(h["sc_iterations"] for h in est.history_) < 50
+    assert all(np.isfinite(h["objective"]) for h in est.history_)

@@ -28,7 +28,8 @@ _KEYS = {
     "labels_per_class": {"n": None, "repeats": 10},
     "melacci_cv": {"folds": 4, "randomizations": 3, "labeled": None, "validation": None,
                    "unlabeled": None},
-    "per_class_counts": {"labeled": None, "unlabeled": None, "test": 0, "repeats": 5},
+    "per_class_counts": {"labeled": None, "unlabeled": None, "test": 0, "repeats": 5,
+                         "pool": None},
     "label_fraction": {"fraction": None, "per_class": None, "repeats": 10},
     "unsupervised": {"repeats": 1},  # every point unlabeled; repeats = independent seeded trials
 }
@@ -72,7 +73,7 @@ def validate_protocol(spec: dict) -> dict:
         _int(out, "labeled", 1), _int(out, "validation", 1), _int(out, "unlabeled", 0, True)
     elif kind == "per_class_counts":
         _int(out, "labeled", 1), _int(out, "unlabeled", 0, True), _int(out, "test", 0)
-        _int(out, "repeats", 1)
+        _int(out, "repeats", 1), _int(out, "pool", 1, True)
     elif kind == "unsupervised":
         _int(out, "repeats", 1)
     else:
@@ -200,7 +201,21 @@ def _per_class_counts(y, spec, dataset, pid):
                                     f"test={test})")
         unl_col = sizes - lab - test if unl is None else np.full(sizes.size, unl)
         return np.column_stack([np.full(sizes.size, lab), np.full(sizes.size, test), unl_col])
-    return _per_class_splits(y, counts, (LABELED, TEST, UNLABELED), spec["repeats"], dataset, pid)
+    if spec["pool"] is None:
+        return _per_class_splits(y, counts, (LABELED, TEST, UNLABELED), spec["repeats"], dataset,
+                                 pid)
+    # draw only among the first `pool` points of each class in dataset order (the sampling of
+    # Tran et al.'s released USPS script); the other points are UNUSED
+    y = np.asarray(y)
+    _, codes = _encode(y)
+    order = np.argsort(codes, kind="stable")
+    rank = np.empty(codes.size, dtype=np.int64)
+    rank[order] = np.arange(codes.size) - np.searchsorted(codes[order], codes[order])
+    inside = rank < spec["pool"]
+    roles = np.full((spec["repeats"], y.size), UNUSED, dtype=np.int8)
+    roles[:, inside] = _per_class_splits(y[inside], counts, (LABELED, TEST, UNLABELED),
+                                         spec["repeats"], dataset, pid)
+    return roles
 
 
 def _melacci_cv(y, spec, dataset, pid):

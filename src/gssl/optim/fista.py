@@ -47,7 +47,8 @@ def project_l2_ball(M: np.ndarray, radius: float = 1.0, axis: int = 1) -> np.nda
 
 def fista(f: Callable, grad: Callable, prox: Callable, x0: np.ndarray, *, g: Callable | None = None,
           lipschitz: float = 1.0, eta: float = 2.0, max_iter: int = 100, tol: float = 1e-6,
-          monotone: bool = False, backtracking: bool = True) -> FistaResult:
+          monotone: bool = False, backtracking: bool = True, stop: str = "step",
+          output: str = "x") -> FistaResult:
     """Minimize f(x) + g(x) from x0.
 
     f, grad: value and gradient of the smooth part. prox(v, step): prox of step*g.
@@ -56,13 +57,21 @@ def fista(f: Callable, grad: Callable, prox: Callable, x0: np.ndarray, *, g: Cal
     f(z) <= f(y) + <z - y, grad f(y)> + L/2 ||z - y||^2 (Algorithm 2 of Tran et al.; L is never
     decreased). Without backtracking ``lipschitz`` must be an upper bound of grad f's constant.
     monotone: MFISTA (Beck & Teboulle 2009b): the iterate never increases f + g.
-    Stops when ||x_k - x_{k-1}|| <= tol * max(||x_{k-1}||, 1) or after max_iter iterations.
+    Stops when ||x_k - x_{k-1}|| <= tol * max(||x_{k-1}||, 1) or after max_iter iterations
+    (``stop="step"``); ``stop="maxabs"``: when max |y_k - y_{k-1}| < tol for the extrapolated
+    points y (the stopping rule of Tran et al.'s released code, github.com/ktran1/SSDL).
+    output: "x" returns the last prox point x_k (default), "y" the last extrapolated point y_k
+    (what that released code returns; Algorithm 2 of their paper calls it A_{n+1}); "y" needs
+    monotone=False.
     """
     if not (lipschitz > 0 and eta > 1 and max_iter >= 1):
         raise ConfigError(f"fista: need lipschitz > 0, eta > 1, max_iter >= 1 (got {lipschitz}, "
                           f"{eta}, {max_iter})")
     if monotone and g is None:
         raise ConfigError("fista: monotone=True needs the value callable g of the non-smooth part")
+    if stop not in ("step", "maxabs") or output not in ("x", "y") or (output == "y" and monotone):
+        raise ConfigError(f"fista: stop must be 'step' or 'maxabs', output 'x' or 'y' (not with "
+                          f"monotone=True); got stop={stop!r}, output={output!r}")
     L = float(lipschitz)
     x = np.array(x0, dtype=np.float64, copy=True)
     y = x.copy()
@@ -83,6 +92,7 @@ def fista(f: Callable, grad: Callable, prox: Callable, x0: np.ndarray, *, g: Cal
                 break
             L *= eta
         t_next = 0.5 * (1.0 + np.sqrt(1.0 + 4.0 * t * t))
+        y_prev = y
         if monotone:
             F_z = f(z) + g(z)
             x_new = z if F_z <= F_x else x
@@ -92,12 +102,16 @@ def fista(f: Callable, grad: Callable, prox: Callable, x0: np.ndarray, *, g: Cal
             x_new = z
             y = z + ((t - 1.0) / t_next) * (z - x)
             F_new = f(z) + g(z) if g is not None else None
-        step = np.linalg.norm(x_new - x) if not monotone else np.linalg.norm(z - x)
-        scale = max(np.linalg.norm(x), 1.0)
+        if stop == "maxabs":
+            done = float(np.max(np.abs(y - y_prev))) < tol
+        else:
+            step = np.linalg.norm(x_new - x) if not monotone else np.linalg.norm(z - x)
+            done = step <= tol * max(np.linalg.norm(x), 1.0)
         x, t, F_x = x_new, t_next, F_new
         if F_x is not None:
             trace.append(float(F_x))
-        if step <= tol * scale:
+        if done:
             converged = True
             break
-    return FistaResult(x=x, n_iter=n_iter, converged=converged, lipschitz=L, objective=trace)
+    return FistaResult(x=y if output == "y" else x, n_iter=n_iter, converged=converged,
+                       lipschitz=L, objective=trace)

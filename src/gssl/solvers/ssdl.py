@@ -118,17 +118,33 @@ def _barycenter_new(X_train, X_new, idx, reg):
     return W
 
 
-def update_dictionary(X, A, D0, alpha, max_iter=50, tol=1e-6, lipschitz=None):
-    """min_{||D_i|| <= alpha} ||X - A D||^2 by projected FISTA with backtracking (monotone)."""
+def update_dictionary(X, A, D0, alpha, max_iter=50, tol=1e-6, lipschitz=None, inner="mfista"):
+    """min_{||D_i|| <= alpha} ||X - A D||^2 by projected FISTA with backtracking (monotone).
+
+    inner="authors": the released code's variant instead (plain FISTA, L0 = 1, eta = 1.5, stop
+    when the extrapolated points change by < 1e-3 in max-abs, return the extrapolated point,
+    which may leave the ball slightly); see ``AUTHORS_INNER``."""
     AtA, AtX = A.T @ A, A.T @ X
     xx = float(np.sum(X * X))
     f = lambda D: max(xx - 2.0 * np.vdot(D, AtX) + np.vdot(D, AtA @ D), 0.0)
     grad = lambda D: 2.0 * (AtA @ D - AtX)
     prox = lambda V, step: project_l2_ball(V, alpha, axis=1)
+    if inner == "authors":
+        return fista(f, grad, prox, project_l2_ball(D0, alpha, axis=1), max_iter=max_iter,
+                     **AUTHORS_INNER["dictionary"])
     L0 = lipschitz or 2.0 * max(np.linalg.norm(AtA, 2), 1e-12)
     res = fista(f, grad, prox, project_l2_ball(D0, alpha, axis=1), g=lambda D: 0.0,
                 lipschitz=L0, max_iter=max_iter, tol=tol, monotone=True)
     return res
+
+
+# FISTA settings of the authors' released code (github.com/ktran1/SSDL, SSDL_GU.py: sparse coding
+# and dictionary update): plain FISTA, L0 = 1, eta = 1.5, stop when the extrapolated iterate
+# changes by less than ``tol`` in max-abs, return the extrapolated iterate.
+AUTHORS_INNER = {
+    "sparse_coding": dict(lipschitz=1.0, eta=1.5, tol=0.005, stop="maxabs", output="y"),
+    "dictionary": dict(lipschitz=1.0, eta=1.5, tol=1e-3, stop="maxabs", output="y"),
+}
 
 
 def probability_update(E: np.ndarray, r: float) -> np.ndarray:
@@ -213,7 +229,7 @@ class _Model:
         return val
 
     # ---- steps --------------------------------------------------------------------------
-    def sparse_coding(self, A, rows=None, max_iter=50, tol=1e-6):
+    def sparse_coding(self, A, rows=None, max_iter=50, tol=1e-6, inner="mfista"):
         """FISTA on A[rows] (all rows when None) with the others fixed (batch coding of the appendix)."""
         X, D, W, b, beta, gamma = self.X, self.D, self.W, self.b, self.beta, self.gamma
         if rows is None:
@@ -249,23 +265,44 @@ class _Model:
                 g += gamma * (sub.grad(Ar @ W.T + b) @ W)
             return g
 
-        L0 = 2.0 * max(np.linalg.norm(G, 2), 1e-12)   # backtracking raises it as needed
-        res = fista(f, grad, l1_prox(self.lam), A[rows], g=lambda Z: self.lam * np.abs(Z).sum(),
-                    lipschitz=L0, max_iter=max_iter, tol=tol, monotone=True)
+        if inner == "authors":
+            res = fista(f, grad, l1_prox(self.lam), A[rows], max_iter=max_iter,
+                        **AUTHORS_INNER["sparse_coding"])
+        else:
+            L0 = 2.0 * max(np.linalg.norm(G, 2), 1e-12)   # backtracking raises it as needed
+            res = fista(f, grad, l1_prox(self.lam), A[rows], g=lambda Z: self.lam * np.abs(Z).sum(),
+                        lipschitz=L0, max_iter=max_iter, tol=tol, monotone=True)
         A = A.copy()
         A[rows] = res.x
         return A, res.n_iter
 
-    def classifier_update(self, A):
-        """Weighted ridge with bias per class: min gamma sum w (f - t)^2 + mu (|w_c|^2 + b_c^2)."""
+    def classifier_update(self, A, rule="exact"):
+        """Weighted ridge with bias per class: min gamma sum w (f - t)^2 + mu (|w_c|^2 + b_c^2).
+
+        rule "exact": the minimizer of (4)'s classifier subproblem (masks and P fixed): unlabeled
+        sample j enters class c's ridge with weight wpos + wneg and target (wpos - wneg) / weight.
+        rule "wang": the update of the authors' released code (ktran1/SSDL, SSDL_GU.py,
+        ``multi_binary_classifier_update_original_Wang``, after Wang et al.'s USSDL): unlabeled
+        sample j counts for class c only when all its C masks are on (-1 < f_jc < 1), then with
+        weight sum_k P_jk^r and target sum_k P_jk^r y_jc(k) / weight; samples with only some masks
+        on are left out (so this is not the subproblem's minimizer)."""
         N, p = A.shape
         As = np.hstack([A, np.ones((N, 1))])
         Wn = np.empty((self.C, p))
         bn = np.empty(self.C)
         reg = (self.mu / self.gamma) * np.eye(p + 1)
+        if rule == "wang":
+            Pr = self.P ** self.r
+            both = self.Mpos * self.Mneg                       # all C masks of (j, c) on
+            rs = Pr.sum(axis=1, keepdims=True)
+            w_u, t_u = both * rs, both * (2.0 * Pr - rs)       # sum_k Pr y_jc(k) = Pr_c - (rs - Pr_c)
+        elif rule == "exact":
+            w_u, t_u = self.wpos + self.wneg, self.wpos - self.wneg
+        else:
+            raise ConfigError(f"classifier update rule must be 'exact' or 'wang', got {rule!r}")
         for c in range(self.C):
-            omega = np.concatenate([self.Ql[:, c], self.wpos[:, c] + self.wneg[:, c]])
-            num = np.concatenate([self.Ql[:, c] * self.Y[:, c], self.wpos[:, c] - self.wneg[:, c]])
+            omega = np.concatenate([self.Ql[:, c], w_u[:, c]])
+            num = np.concatenate([self.Ql[:, c] * self.Y[:, c], t_u[:, c]])
             M = As.T @ (As * omega[:, None]) + reg
             sol = np.linalg.solve(M, As.T @ num)
             Wn[c], bn[c] = sol[:p], sol[p]
@@ -369,7 +406,11 @@ class SSDLGA(_MaskedFitMixin, SemiSupervisedClassifier):
     (outer iterations), tol (relative objective change between outer iterations),
     sc_max_iter / dict_max_iter (FISTA iterations per step, the paper fixes 50), batch_size
     (None: whole-set sparse coding; an int: the appendix's random batches), n_epochs (batch
-    passes per outer iteration), random_state.
+    passes per outer iteration), classifier_update ("exact": the minimizer of the paper's
+    classifier subproblem, default; "wang": the authors' released code's update, see
+    ``_Model.classifier_update``), inner_solver ("mfista": monotone FISTA, 50 iterations per
+    sparse-coding / dictionary step, default; "authors": the released code's plain FISTA with
+    its early stop, see ``AUTHORS_INNER``), random_state.
 
     Fitted: dictionary_ (p, d), codes_ (N_train, p), coef_ (C, p), intercept_ (C,),
     probabilities_ (N_u, C), train_indices_, history_ (per outer iteration: objective after each
@@ -378,7 +419,8 @@ class SSDLGA(_MaskedFitMixin, SemiSupervisedClassifier):
 
     def __init__(self, n_atoms=200, lam=0.3, alpha=1.0, beta=0.5, gamma=0.5, mu=1.0, k=8, r=1.7,
                  lle_reg=1e-3, max_iter=20, tol=1e-4, sc_max_iter=50, dict_max_iter=50,
-                 batch_size=None, n_epochs=1, random_state=None):
+                 batch_size=None, n_epochs=1, classifier_update="exact", inner_solver="mfista",
+                 random_state=None):
         self.n_atoms = n_atoms
         self.lam = lam
         self.alpha = alpha
@@ -394,10 +436,18 @@ class SSDLGA(_MaskedFitMixin, SemiSupervisedClassifier):
         self.dict_max_iter = dict_max_iter
         self.batch_size = batch_size
         self.n_epochs = n_epochs
+        self.classifier_update = classifier_update
+        self.inner_solver = inner_solver
         self.random_state = random_state
 
     def check_params(self):
         name = "ssdl_ga"
+        if self.classifier_update not in ("exact", "wang"):
+            raise ConfigError(f"{name}: classifier_update must be one of ['exact', 'wang'], got "
+                              f"{self.classifier_update!r}")
+        if self.inner_solver not in ("mfista", "authors"):
+            raise ConfigError(f"{name}: inner_solver must be one of ['mfista', 'authors'], got "
+                              f"{self.inner_solver!r}")
         for key in ("n_atoms", "k", "max_iter", "sc_max_iter", "dict_max_iter", "n_epochs"):
             v = getattr(self, key)
             if isinstance(v, bool) or not isinstance(v, (int, np.integer)) or v < 1:
@@ -465,26 +515,28 @@ class SSDLGA(_MaskedFitMixin, SemiSupervisedClassifier):
             rec["objective_start"] = m.objective(A)
             t = time.perf_counter()
             if self.batch_size is None or self.batch_size >= train.size:
-                A, rec["sc_iterations"] = m.sparse_coding(A, None, self.sc_max_iter)
+                A, rec["sc_iterations"] = m.sparse_coding(A, None, self.sc_max_iter,
+                                                          inner=self.inner_solver)
             else:
                 n_it = 0
                 for _ in range(self.n_epochs):
                     order = rng.permutation(train.size)
                     for s in range(0, train.size, self.batch_size):
                         A, k_it = m.sparse_coding(A, np.sort(order[s:s + self.batch_size]),
-                                                  self.sc_max_iter)
+                                                  self.sc_max_iter, inner=self.inner_solver)
                         n_it += k_it
                 rec["sc_iterations"] = n_it
             rec["seconds_sparse_coding"] = time.perf_counter() - t
             rec["objective_after_sparse_coding"] = m.objective(A)
             t = time.perf_counter()
-            res = update_dictionary(Xt, A, m.D, self.alpha, self.dict_max_iter)
+            res = update_dictionary(Xt, A, m.D, self.alpha, self.dict_max_iter,
+                                    inner=self.inner_solver)
             m.D = res.x
             rec["dict_iterations"] = res.n_iter
             rec["seconds_dictionary"] = time.perf_counter() - t
             rec["objective_after_dictionary"] = m.objective(A)
             t = time.perf_counter()
-            m.classifier_update(A)
+            m.classifier_update(A, self.classifier_update)
             rec["seconds_classifier"] = time.perf_counter() - t
             obj = m.objective(A)
             rec["objective"] = obj
