@@ -11,9 +11,9 @@ from sklearn.neighbors import kneighbors_graph
 from gssl.errors import ConfigError, SolverError
 from gssl.graphs.base import Graph
 from gssl.metrics import purity
-from gssl.optim.graph_ops import gradient_operator
-from gssl.optim.mtv_step import (balance, balance_subgradient, diffuse, discrete_energy,
-                                 lambda_median, mtv_energy, mtv_minimize, operator_norm)
+from gssl.optim.graph_ops import diffuse, gradient_operator
+from gssl.optim.mtv_step import (balance, balance_subgradient, discrete_energy, lambda_median,
+                                 mtv_energy, mtv_minimize, operator_norm)
 from gssl.solvers import make_solver, solver_modules
 from gssl.solvers.clustering import KMeansClustering, SpectralGraphClustering
 from gssl.solvers.mtv import MTVClustering
@@ -303,3 +303,62 @@ def test_float32_dual_and_float64_dual_reach_the_same_partition(blob_graph):
     assert on_simplex(r32.F) and on_simplex(r64.F)
     np.testing.assert_array_equal(r32.F.argmax(1), r64.F.argmax(1))
     assert r32.energy == pytest.approx(r64.energy, rel=1e-2)
+
+
+def _orientable(W, k):
+    """True when every edge of W can be charged to one of its ends with at most k edges per node,
+    i.e. W is contained in (hence, with min degree >= k, equal to) a max-symmetrized k-NN graph
+    (bipartite max flow: source -> edge (1) -> its two ends (1) -> sink (k))."""
+    from scipy.sparse.csgraph import maximum_flow
+    T = sp.triu(W, 1).tocoo()
+    m, n = T.nnz, W.shape[0]
+    e = np.arange(1, m + 1)
+    rows = np.concatenate([np.zeros(m, int), e, e, m + 1 + np.arange(n)])
+    cols = np.concatenate([e, m + 1 + T.row, m + 1 + T.col, np.full(n, m + n + 1)])
+    cap = np.concatenate([np.ones(3 * m, np.int32), np.full(n, k, np.int32)])
+    G = sp.csr_matrix((cap, (rows, cols)), shape=(m + n + 2, m + n + 2))
+    return maximum_flow(G, 0, m + n + 1).flow_value == m
+
+
+def test_config_knn5_graph_is_a_binary_max_symmetrized_5nn_graph():
+    import yaml
+    from pathlib import Path
+    from gssl.graphs import build_graph
+    cfg = yaml.safe_load((Path(__file__).resolve().parents[1] / "config/experiments/mtv.yaml")
+                         .read_text())
+    X, _ = make_blobs(300, centers=3, n_features=5, random_state=0)
+    W = build_graph(X, dict(cfg["graphs"]["mtv_knn5"])).W
+    A = kneighbors_graph(X, 5, include_self=False)
+    assert abs(W - W.T).max() == 0 and set(np.unique(W.data)) == {1.0}
+    assert (W != A.maximum(A.T)).nnz == 0
+    deg = np.diff(W.tocsr().indptr)
+    assert deg.min() == 5 and _orientable(W, 5)
+
+
+def test_mtv_time_graph_override_keeps_the_precomputed_20news_graph():
+    import importlib.util
+    from pathlib import Path
+    path = Path(__file__).resolve().parents[1] / "benchmarks/mtv_time.py"
+    spec = importlib.util.spec_from_file_location("mtv_time", path)
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    assert mod.graph_for("pendigits") == "mtv_knn10"
+    assert mod.graph_for("pendigits", "mtv_knn5") == "mtv_knn5"
+    assert mod.graph_for("news20", "mtv_knn5") == "mtv_precomputed"
+
+
+def test_mirror_20news_graph_is_a_max_symmetrized_5nn_graph():
+    """The one NMFR graph we have (the mirror's 20NEWS.mat) is a max-symmetrized K-NN graph only for
+    K = 5: min degree 5 rules out K >= 6, edges that cannot be charged 4 per node rule out K <= 4,
+    and a charge of at most 5 per node exists."""
+    import os
+    from pathlib import Path
+    import scipy.io as sio
+    p = Path(os.environ.get("GSSL_DATA_MIRROR", "/work/shared/data")) / "20news_graph/20NEWS.mat"
+    if not p.exists():
+        pytest.skip("20NEWS.mat not in the data mirror")
+    A = sp.csr_matrix(sio.loadmat(p)["A"])
+    W = sp.csr_matrix((A + A.T) > 0, dtype=float)
+    deg = np.diff(W.indptr)
+    assert deg.min() == 5 and (deg == 5).sum() > 0.3 * W.shape[0]
+    assert _orientable(W, 5) and not _orientable(W, 4)

@@ -1,11 +1,11 @@
 """Shared numerics of the solvers (linear solves, PCG pieces, primal manifold machines)."""
 
 from .fista import FistaResult, fista, l1_prox, project_l2_ball, soft_threshold
-from .graph_ops import edge_list, gradient_norm_bound, gradient_operator, total_variation
+from .graph_ops import diffuse, edge_list, gradient_norm_bound, gradient_operator, total_variation
 from .linalg import relative_residual, solve_dense, solve_spd
 from .manifold_primal import (LaplacianPower, PrimalResult, laprlsc_closed_form, lapsvm_newton,
                               lapsvm_newton_ova, manifold_pcg, primal_gradient, primal_objective)
-from .mtv_step import (MTVResult, balance, balance_subgradient, diffuse, discrete_energy,
+from .mtv_step import (MTVResult, balance, balance_subgradient, discrete_energy,
                        lambda_median, mtv_energy, mtv_minimize)
 from .pcg import (STOPPING, GradientNormCheck, IterationState, MixedCheck, ObjectiveDecreaseCheck,
                   StabilityCheck, StoppingCriterion, ValidationCheck, default_check_every,

@@ -30,8 +30,7 @@ from scipy.linalg.blas import daxpy as _axpy  # y += a x in place
 from .simplex import project_simplex, project_simplex_rows, theta_lower_bound
 
 __all__ = ["lambda_median", "asymmetric_l1", "balance", "balance_subgradient", "mtv_energy",
-           "discrete_energy", "indicator_matrix", "operator_norm", "MTVResult", "mtv_minimize",
-           "diffuse"]
+           "discrete_energy", "indicator_matrix", "operator_norm", "MTVResult", "mtv_minimize"]
 
 
 def _median_index(n: int, lam: float) -> int:
@@ -361,34 +360,3 @@ def mtv_minimize(D: sp.csr_matrix, F0: np.ndarray, lam: float | None = None, *,
             break
     return MTVResult(F=F, energy=total, n_iter=n_iter, n_outer=n_outer, converged=converged,
                      stop_reason=reason, history=history)
-
-
-def diffuse(W: sp.spmatrix, F: np.ndarray, dt: float = 1.0, tol: float = 1e-6,
-            max_iter: int = 50) -> np.ndarray:
-    """One implicit heat step (I + dt L) X = F (L = D - W unnormalized), all columns at once by
-    conjugate gradients (as the initialisation of section 5: 50 iterations, tolerance 1e-6)."""
-    W = sp.csr_matrix(W)
-    deg = np.asarray(W.sum(axis=1)).ravel()
-    F = np.asarray(F, dtype=np.float64)
-
-    def A(X):
-        return X + dt * (deg[:, None] * X - W @ X)
-
-    X = F.copy()
-    Rres = F - A(X)
-    Pd = Rres.copy()
-    rr = np.einsum("ij,ij->j", Rres, Rres)
-    stop = (tol ** 2) * np.maximum(np.einsum("ij,ij->j", F, F), 1e-300)
-    for _ in range(max_iter):
-        if np.all(rr <= stop):
-            break
-        AP = A(Pd)
-        pAp = np.einsum("ij,ij->j", Pd, AP)
-        alpha = np.where(pAp > 0, rr / np.where(pAp > 0, pAp, 1.0), 0.0)
-        X += Pd * alpha
-        Rres -= AP * alpha
-        rr_new = np.einsum("ij,ij->j", Rres, Rres)
-        beta = np.where(rr > 0, rr_new / np.where(rr > 0, rr, 1.0), 0.0)
-        Pd = Rres + Pd * beta
-        rr = rr_new
-    return X

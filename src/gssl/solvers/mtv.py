@@ -16,9 +16,8 @@ from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_is_fitted
 
 from ..errors import ConfigError, SolverError
-from ..optim.graph_ops import gradient_operator
-from ..optim.mtv_step import (diffuse, discrete_energy, indicator_matrix, mtv_minimize,
-                              operator_norm)
+from ..optim.graph_ops import diffuse, gradient_operator
+from ..optim.mtv_step import discrete_energy, indicator_matrix, mtv_minimize, operator_norm
 from .base import check_nonnegative, check_positive
 
 
