@@ -198,8 +198,45 @@ def test_binary_orientation_recovered_from_a_mirrored_start(two_clusters, name, 
 def test_init_param_checked():
     with pytest.raises(ConfigError):
         make_solver("tv_rls", {"init": "random"})
+    with pytest.raises(ConfigError, match="diffusion_dt"):
+        make_solver("tv_svm", {"init": "diffusion", "diffusion_dt": 0.0})
     for name in BINARY:
         assert make_solver(name, {"init": "eigenmap"}).init == "eigenmap"
+        assert make_solver(name, {"init": "diffusion"}).init == "diffusion"
+
+
+@pytest.mark.parametrize("dt", [1.0, 10.0])
+def test_diffusion_start_is_the_one_hot_of_the_heat_step(three_clusters, dt):
+    """init 'diffusion': the labels propagated by (I + dt L)^-1 (L = D - W), then the one-hot
+    arg-max on the simplex; checked against a direct sparse solve."""
+    from scipy.sparse.linalg import spsolve
+    graph, y = three_clusters
+    codes = _one_label_each(y)
+    lab = codes >= 0
+    Yl = (codes[lab, None] == np.arange(3)).astype(float)
+    est = make_solver("tv_rls", {"init": "diffusion", "diffusion_dt": dt})
+    est._W = graph.W
+    S = est._simplex_start(None, lab, Yl)
+    W = sp.csr_matrix(graph.W)
+    L = sp.diags(np.asarray(W.sum(axis=1)).ravel()) - W
+    F = np.zeros((y.size, 3))
+    F[lab] = Yl
+    ref = spsolve((sp.identity(y.size) + dt * L).tocsc(), F)
+    np.testing.assert_array_equal(S, np.eye(3)[ref.argmax(axis=1)])
+    np.testing.assert_array_equal(S[lab], Yl)
+    assert np.mean(S.argmax(axis=1) != y) == 0.0
+
+
+@pytest.mark.parametrize("name", ["tv_rls", "tv_svm", "cheeger_rls", "cheeger_svm"])
+def test_multiclass_from_the_diffusion_start(three_clusters, name):
+    graph, y = three_clusters
+    est = make_solver(name, {"kernel": RBF, "init": "diffusion", "radius": "sqrt_n",
+                             **MULTI_PARAMS.get(name, {})})
+    est.fit(graph, _one_label_each(y), n_classes=3)
+    S = est.decision_function()
+    assert S.min() >= -1e-12
+    np.testing.assert_allclose(S.sum(axis=1), 1.0, atol=1e-10)
+    assert np.mean(est.predict() != y) == 0.0
 
 
 @pytest.mark.parametrize("name", ["cheeger_rls", "cheeger_svm"])

@@ -20,9 +20,11 @@ Conventions the paper leaves open (documented in docs/reproduction.md (TV-SVM se
   * the dual matrices use G = K A^{-1} (A = lambda I + r K [+ gamma L K]), the symmetric form that
     the derivation gives (the paper prints A^{-1} K, its transpose);
   * the start g0 (not in the paper): ``init: parzen`` = the Parzen-window spread of the labels
-    K[:, lab] y_lab, or ``init: eigenmap`` = the semi-supervised Laplacian eigenmap
-    (``eigenmap_start``), normalized like the iterates; multipliers start at 0 and follow the
-    standard augmented Lagrangian update (the paper writes it for the binary case only). The
+    K[:, lab] y_lab, ``init: eigenmap`` = the semi-supervised Laplacian eigenmap
+    (``eigenmap_start``), or ``init: diffusion`` = the labels propagated by (I + dt L)^-1 (the
+    start (b) of Bresson et al.'s MTV clustering; multiclass: its one-hot arg-max), normalized
+    like the iterates; multipliers start at 0 and follow the standard augmented Lagrangian
+    update (the paper writes it for the binary case only). The
     normalized problems are non-convex: the Parzen start (a split by kernel distance to the labeled
     points) lands on some draws in the basin of an unbalanced cut;
   * binary TV methods (normalized): the ADMM runs from g0 and from the mirrored start -g0 and the
@@ -47,7 +49,7 @@ import scipy.sparse.linalg as spla
 
 from ..errors import ConfigError, SolverError
 from ..kernels import kernel_matrix, validate_kernel
-from ..optim.graph_ops import gradient_norm_bound, gradient_operator
+from ..optim.graph_ops import diffuse, gradient_norm_bound, gradient_operator
 from ..optim.qp import qp_box_equality, qp_diagonal
 from ..optim.simplex import project_simplex
 from ..optim.tv import rof_prox
@@ -121,10 +123,11 @@ class _TVBase(SemiSupervisedClassifier):
             v = getattr(self, name)
             if isinstance(v, bool) or not isinstance(v, (int, np.integer)) or v < 1:
                 raise ConfigError(f"{self._name}: {name} must be an integer >= 1, got {v!r}")
-        if getattr(self, "init", "parzen") not in ("parzen", "eigenmap"):
-            raise ConfigError(f"{self._name}: init must be 'parzen' (g0 = K[:, labeled] y) or "
-                              f"'eigenmap' (semi-supervised Laplacian eigenmap), "
-                              f"got {self.init!r}")
+        if getattr(self, "init", "parzen") not in ("parzen", "eigenmap", "diffusion"):
+            raise ConfigError(f"{self._name}: init must be 'parzen' (g0 = K[:, labeled] y), "
+                              f"'eigenmap' (semi-supervised Laplacian eigenmap) or 'diffusion' "
+                              f"(labels propagated by (I + dt L)^-1), got {self.init!r}")
+        check_positive(self._name, diffusion_dt=getattr(self, "diffusion_dt", 1.0))
         if not isinstance(self.normalize, bool):
             raise ConfigError(f"{self._name}: normalize must be true or false, "
                               f"got {self.normalize!r}")
@@ -161,11 +164,28 @@ class _TVBase(SemiSupervisedClassifier):
         return out
 
     def _g0(self, K, lab, Yl):
-        """Starting point before normalization: Parzen spread of the labels K[:, lab] Yl, or the
-        semi-supervised eigenmap of the graph (``init: eigenmap``)."""
-        if getattr(self, "init", "parzen") == "eigenmap":
+        """Starting point before normalization: Parzen spread of the labels K[:, lab] Yl, the
+        semi-supervised eigenmap of the graph (``init: eigenmap``), or the labels propagated by one
+        implicit heat step (I + dt L)^-1 (``init: diffusion``, the start (b) of Bresson et al.'s
+        MTV clustering, dt = ``diffusion_dt``)."""
+        init = getattr(self, "init", "parzen")
+        if init == "eigenmap":
             return eigenmap_start(self._W, lab, Yl)
+        if init == "diffusion":
+            F = np.zeros((lab.size, Yl.shape[1]))
+            F[lab] = Yl
+            return diffuse(self._W, F, dt=self.diffusion_dt, max_iter=500)
         return K[:, lab] @ Yl
+
+    def _simplex_start(self, K, lab, Y01):
+        """Multiclass start on the simplex: the projection of g0, except for ``init: diffusion``,
+        whose one-hot arg-max is used -- the propagated scores are tiny (one unit of mass per
+        label spread over n nodes), so their projection is within ~1e-3 of the uniform point 1/C
+        and the sphere step would turn that offset into the whole signal."""
+        g0 = self._g0(K, lab, Y01)
+        if getattr(self, "init", "parzen") == "diffusion":
+            return np.eye(Y01.shape[1])[np.argmax(g0, axis=1)]
+        return project_simplex(g0)
 
     def _rad(self, n):
         return float(n) if getattr(self, "radius", "n") == "n" else float(np.sqrt(n))
@@ -251,8 +271,10 @@ class TVRLS(_TVBase):
 
     def __init__(self, kernel=_DEFAULT_KERNEL, eta=1.0, lam=1.0, gamma=1.0,  # noqa: B006
                  r1=1.0, r2=1.0, normalize=True, radius="n", output="f", init="parzen",
+                 diffusion_dt=1.0,
                  max_iter=100, tol=1e-4, prox_tol=1e-4, prox_max_iter=500):
         self.kernel, self.eta, self.lam, self.gamma, self.init = kernel, eta, lam, gamma, init
+        self.diffusion_dt = diffusion_dt
         self.r1, self.r2, self.normalize, self.output = r1, r2, normalize, output
         self.radius = radius
         self.max_iter, self.tol, self.prox_tol, self.prox_max_iter = (max_iter, tol, prox_tol,
@@ -301,7 +323,7 @@ class TVRLS(_TVBase):
         A[np.diag_indices(n)] += lam
         lu = sla.lu_factor(A, check_finite=False)
         norm = (lambda v: sphere(v, self._rad(n))) if self.normalize else (lambda v: v)
-        Gs = project_simplex(self._g0(K, lab, Y[lab]))
+        Gs = self._simplex_start(K, lab, Y[lab])
         G = norm(Gs)
         Lm, p = np.zeros((n, C)), None
         for it in range(1, self.max_iter + 1):
@@ -331,10 +353,8 @@ class _CheegerBase(_TVBase):
         multi = C > 1
         self.mirrored_ = False
         Yl = Y[lab]
-        S = self._g0(K, lab, Yl)
+        S = self._simplex_start(K, lab, Yl) if multi else self._g0(K, lab, Yl)
         S[lab] = Yl
-        if multi:
-            S = project_simplex(S)
         f = sphere(S, self._rad(n)) if self.normalize else S
         Sh = S
         ps = [None] * C
@@ -373,10 +393,10 @@ class CheegerRLS(_CheegerBase):
     _name = "CheegerRLS"
 
     def __init__(self, kernel=_DEFAULT_KERNEL, lam=1.0, r=1.0, c=1.0,  # noqa: B006
-                 normalize=True, radius="n", init="parzen", max_iter=50, tol=1e-4,
+                 normalize=True, radius="n", init="parzen", diffusion_dt=1.0, max_iter=50, tol=1e-4,
                  prox_tol=1e-4, prox_max_iter=500):
         self.kernel, self.lam, self.r, self.c, self.normalize = kernel, lam, r, c, normalize
-        self.init = init
+        self.init, self.diffusion_dt = init, diffusion_dt
         self.radius = radius
         self.max_iter, self.tol, self.prox_tol, self.prox_max_iter = (max_iter, tol, prox_tol,
                                                                       prox_max_iter)
@@ -407,10 +427,10 @@ class CheegerSVM(_CheegerBase):
     _name = "CheegerSVM"
 
     def __init__(self, kernel=_DEFAULT_KERNEL, lam=1.0, r=1.0, c=1.0, mu=1.0,  # noqa: B006
-                 normalize=True, radius="n", init="parzen", max_iter=50, tol=1e-4,
+                 normalize=True, radius="n", init="parzen", diffusion_dt=1.0, max_iter=50, tol=1e-4,
                  prox_tol=1e-4, prox_max_iter=500, qp_tol=1e-8):
         self.kernel, self.lam, self.r, self.c, self.mu = kernel, lam, r, c, mu
-        self.init = init
+        self.init, self.diffusion_dt = init, diffusion_dt
         self.normalize, self.radius = normalize, radius
         self.max_iter, self.tol, self.prox_tol, self.prox_max_iter = (max_iter, tol, prox_tol,
                                                                       prox_max_iter)
@@ -480,8 +500,10 @@ class TVSVM(_TVBase):
 
     def __init__(self, kernel=_DEFAULT_KERNEL, lam=1.0, gamma=1.0, mu=1.0,  # noqa: B006
                  r1=1.0, r2=1.0, normalize=True, radius="n", output="f", init="parzen",
+                 diffusion_dt=1.0,
                  max_iter=100, tol=1e-4, prox_tol=1e-4, prox_max_iter=500, qp_tol=1e-8):
         self.kernel, self.lam, self.gamma, self.mu, self.init = kernel, lam, gamma, mu, init
+        self.diffusion_dt = diffusion_dt
         self.r1, self.r2, self.normalize, self.output = r1, r2, normalize, output
         self.radius = radius
         self.max_iter, self.tol, self.prox_tol, self.prox_max_iter = (max_iter, tol, prox_tol,
@@ -542,7 +564,8 @@ def _simplex_admm(est, K, D, lab, Y, fstep, r, tv_gamma=None):
     """f^k = fstep(g^k - l^k/r); g = [TV prox] -> simplex -> [sphere]; l += r (f - g)."""
     n, C = Y.shape
     Y01 = (Y[lab] > 0).astype(float)
-    Gs = project_simplex(est._g0(K, lab, Y01) if hasattr(est, "_W") else K[:, lab] @ Y01)
+    Gs = (est._simplex_start(K, lab, Y01) if hasattr(est, "_W")
+          else project_simplex(K[:, lab] @ Y01))
     norm = (lambda v: sphere(v, est._rad(n))) if est.normalize else (lambda v: v)
     G = norm(Gs)
     Lm, p = np.zeros((n, C)), None
