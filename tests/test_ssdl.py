@@ -168,18 +168,25 @@ def test_sparse_coding_gradient_matches_finite_differences():
     np.testing.assert_array_equal(np.delete(A2, [1, 4, 7, 12], 0), np.delete(A, [1, 4, 7, 12], 0))
 
 
-def test_classifier_update_is_the_weighted_ridge_optimum():
-    X, y = _blobs()
-    rng = np.random.default_rng(5)
+def _model_with_masks(seed, scale):
+    """A _Model on the blobs (9 labeled, 3 classes, 7 atoms) with random codes A, classifier of
+    size ``scale``, probabilities P, and its masks and weights set."""
+    X, _ = _blobs()
+    rng = np.random.default_rng(seed)
     nl, C, p = 9, 3, 7
     Y = -np.ones((nl, C))
     Y[np.arange(nl), np.arange(nl) % C] = 1
     m = _Model(X, nl, Y, None, 0.1, 1.0, 0.0, 0.8, 1.3, 1.5)
     A = rng.normal(size=(X.shape[0], p))
-    m.W, m.b = rng.normal(size=(C, p)), rng.normal(size=C)
+    m.W, m.b = scale * rng.normal(size=(C, p)), scale * rng.normal(size=C)
     m.P = rng.dirichlet(np.ones(C), size=X.shape[0] - nl)
     m.update_masks(A)
     m.set_weights()
+    return m, A, Y, nl, C, p
+
+
+def test_classifier_update_is_the_weighted_ridge_optimum():
+    m, A, *_ = _model_with_masks(5, 1.0)
     m.classifier_update(A)
     Gf = m.class_grad_F(m.scores(A))
     np.testing.assert_allclose(m.gamma * Gf.T @ A + 2 * m.mu * m.W, 0, atol=1e-9)
@@ -190,17 +197,7 @@ def test_wang_classifier_update_matches_its_definition():
     """classifier_update="wang" (the authors' released code): per class c, labeled samples with
     an active mask, and unlabeled samples whose C masks are all on (-1 < f_jc < 1), weighted by
     sum_k P_jk^r with target sum_k P_jk^r y_jc(k) / sum_k P_jk^r; ridge mu/gamma on (w_c, b_c)."""
-    X, y = _blobs()
-    rng = np.random.default_rng(6)
-    nl, C, p = 9, 3, 7
-    Y = -np.ones((nl, C))
-    Y[np.arange(nl), np.arange(nl) % C] = 1
-    m = _Model(X, nl, Y, None, 0.1, 1.0, 0.0, 0.8, 1.3, 1.5)
-    A = rng.normal(size=(X.shape[0], p))
-    m.W, m.b = 0.3 * rng.normal(size=(C, p)), 0.3 * rng.normal(size=C)
-    m.P = rng.dirichlet(np.ones(C), size=X.shape[0] - nl)
-    m.update_masks(A)
-    m.set_weights()
+    m, A, Y, nl, C, p = _model_with_masks(6, 0.3)
     F = m.scores(A)
     Fu = F[nl:]
     assert ((Fu > -1) & (Fu < 1)).any() and ((Fu >= 1) | (Fu <= -1)).any()  # both cases occur
