@@ -3,6 +3,8 @@
 D has one row per undirected edge e = (i, j), i < j, w_ij > 0 (the upper triangle of W) and
 (D g)_e = w_ij (g_i - g_j), so ||D g||_1 = sum_{i<j} w_ij |g_i - g_j| (every edge counted once)
 and D'D is the graph Laplacian of the squared weights w_ij^2.
+``diffuse``: one implicit heat step (I + dt L)^-1 F by conjugate gradients, the label-propagation
+start of the MTV clustering and of the multiclass TV / Cheeger classifiers.
 """
 
 from __future__ import annotations
@@ -10,7 +12,8 @@ from __future__ import annotations
 import numpy as np
 import scipy.sparse as sp
 
-__all__ = ["edge_list", "gradient_operator", "total_variation", "gradient_norm_bound", "diffuse"]
+__all__ = ["edge_list", "gradient_operator", "total_variation", "gradient_norm_bound",
+           "diffuse"]
 
 
 def edge_list(W) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
