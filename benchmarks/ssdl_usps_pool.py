@@ -29,8 +29,10 @@ REPO = Path(__file__).resolve().parents[1]
 
 def main():
     from gssl.datasets import load
+    from gssl.features import apply_chain
     from gssl.graphs import Graph
     from gssl.solvers.ssdl import SSDLGA
+    from ssdl_table4 import ssdl_chain   # the config's l2 x 5 chain (same folder)
 
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--pool", choices=["train", "all"], default="train")
@@ -43,8 +45,7 @@ def main():
     args = ap.parse_args()
 
     ds = load("usps", raw_dir=args.raw)
-    X = np.asarray(ds.X, dtype=np.float64)
-    X = 5 * X / np.linalg.norm(X, axis=1, keepdims=True)
+    X = np.asarray(apply_chain(np.asarray(ds.X, dtype=np.float64), ssdl_chain()))
     y = ds.y
     n_pool = int(ds.meta["n_train"]) if args.pool == "train" else X.shape[0]
     res = []

@@ -233,6 +233,23 @@ class _TVBase(SemiSupervisedClassifier):
         out = sgn * (res["f"] if self.output == "f" else res["g"])
         return np.column_stack([-out, out])
 
+    def _split_step(self, f, h, l1, l2, p, norm):
+        """The g-step of the binary TV ADMMs (TV-RLS (25)-(27), TV-SVM (77)-(80)):
+        g = norm(prox of gamma TV at (r1 f + l1 + r2 h + l2) / (r1 + r2)), then the multiplier
+        updates l1 += r1 (f - g), l2 += r2 (h - g) in place. Returns (g, prox dual)."""
+        r1, r2 = self.r1, self.r2
+        z = (r1 * f + l1 + r2 * h + l2) / (r1 + r2)
+        gbar, p = self._prox(z, self.gamma, r1 + r2, p)
+        g = norm(gbar)
+        l1 += r1 * (f - g)
+        l2 += r2 * (h - g)
+        return g, p
+
+    def _record_split(self, it, obj, g_new, g_old, f):
+        """Record one binary ADMM iteration (relative change of g, constraint |f - g| / n)."""
+        return self._record(it, obj, _rel_change(g_new, g_old),
+                            constraint=float(np.linalg.norm(f - g_new) / f.size))
+
     def _finish(self):
         self.prox_iterations_ = self._prox_iters
         del self.K_
@@ -299,16 +316,11 @@ class TVRLS(_TVBase):
                 alpha = sla.cho_solve(cho, r1 * g - l1, check_finite=False)      # (21)
                 f = K @ alpha                                                    # (22)
                 h = (eta * y + r2 * g - l2) / (eta * Jd + r2)                     # (23)
-                z = (r1 * f + l1 + r2 * h + l2) / (r1 + r2)                       # (25)
-                gbar, p = self._prox(z, gam, r1 + r2, p)
-                g_new = norm(gbar)                                               # (26)-(27)
-                l1 += r1 * (f - g_new)                                           # (13)
-                l2 += r2 * (h - g_new)                                           # (14)
+                g_new, p = self._split_step(f, h, l1, l2, p, norm)               # (25)-(27)
                 obj = (0.5 * eta * np.sum((y[lab] - f[lab]) ** 2) + 0.5 * lam * alpha @ f
                        + gam * np.abs(D @ f).sum())
-                change = _rel_change(g_new, g)
-                g = g_new
-                if self._record(it, obj, change, constraint=float(np.linalg.norm(f - g) / n)):
+                g, stop = g_new, self._record_split(it, obj, g_new, g, f)
+                if stop:
                     break
             return {"objective": obj, "f": f, "g": g, "alpha": alpha}
 
@@ -534,16 +546,11 @@ class TVSVM(_TVBase):
                 beta, _ = qp_diagonal(1.0 / r2, 1.0 - yl * e[lab], yl, 0.0, mu)  # (75)
                 h = e.copy()
                 h[lab] += yl * beta / r2                                         # (76)
-                z = (r1 * f + l1 + r2 * h + l2) / (r1 + r2)
-                gbar, p = self._prox(z, gam, r1 + r2, p)                         # (78)
-                g_new = norm(gbar)                                               # (79)-(80)
-                l1 += r1 * (f - g_new)
-                l2 += r2 * (h - g_new)
+                g_new, p = self._split_step(f, h, l1, l2, p, norm)               # (77)-(80)
                 obj = (0.5 * lam * alpha @ f + mu * np.maximum(0.0, 1.0 - yl * h[lab]).sum()
                        + gam * np.abs(D @ f).sum())
-                change = _rel_change(g_new, g)
-                g = g_new
-                if self._record(it, obj, change, constraint=float(np.linalg.norm(f - g) / n)):
+                g, stop = g_new, self._record_split(it, obj, g_new, g, f)
+                if stop:
                     break
             return {"objective": obj, "f": f, "g": g, "alpha": alpha}
 
