@@ -12,6 +12,7 @@ from gssl.errors import ConfigError, SolverError
 from gssl.graphs.base import Graph
 from gssl.metrics import purity
 from gssl.optim.graph_ops import diffuse, gradient_operator
+from gssl.optim.simplex import project_simplex
 from gssl.optim.mtv_step import (balance, balance_subgradient, discrete_energy, lambda_median,
                                  mtv_energy, mtv_minimize, operator_norm)
 from gssl.solvers import make_solver, solver_modules
@@ -249,7 +250,6 @@ def test_estimators_are_clusterers_and_registered(blob_graph):
 # -- fast kernels of the inner loop (issue #5 speed work) ---------------------------------------
 def test_newton_simplex_projection_matches_sort_based_projection():
     from gssl.optim.simplex import project_simplex_rows, theta_lower_bound
-    from gssl.optim.simplex import project_simplex
 
     rng = np.random.default_rng(7)
     for R in [2, 3, 10, 20]:
@@ -268,25 +268,77 @@ def test_newton_simplex_projection_matches_sort_based_projection():
             np.testing.assert_allclose(np.maximum(Z - start[:, None], 0.0), ref, atol=1e-12)
 
 
-def test_partition_median_balance_and_outer_step_match_the_definitions():
-    from gssl.optim.mtv_step import _MedianBalance, _outer_step
+def test_median_balance_and_outer_step_kernels_match_the_definitions():
+    from gssl.optim.mtv_kernels import median_balance, outer_step
 
     rng = np.random.default_rng(8)
     for N, R in [(7, 2), (40, 3), (101, 10)]:
         lam = R - 1.0
+        k = int(np.floor(N / (lam + 1.0)))
         F = rng.random((N, R))
         F[:, 0] = 0.25                                 # a constant column: B = 0 exactly
         F[: N // 2, 1] = 0.0                           # many ties at the median
         F[: N - N // (R + 1), R - 1] = 0.0             # median 0 (few positive entries)
         for G in (F, rng.normal(size=(N, R)), np.minimum(rng.normal(size=(N, R)), 0.0)):
-            med, B = _MedianBalance(N, R, lam)(G)      # selection on the positive entries
+            med, B = median_balance(G, k, lam, np.empty((R, N)), np.empty((R, N)))
             np.testing.assert_array_equal(med, lambda_median(G, lam))
             np.testing.assert_allclose(B, balance(G, lam), rtol=1e-12, atol=1e-12)
-        med, B = _MedianBalance(N, R, lam)(F)
+        med, B = median_balance(F, k, lam, np.empty((R, N)), np.empty((R, N)))
         assert B[0] == 0.0
         c = rng.random(R)
-        np.testing.assert_allclose(_outer_step(F, med, lam, c),
+        np.testing.assert_allclose(outer_step(F, med, lam, c),
                                    F + balance_subgradient(F, lam, med) * c, atol=1e-12)
+
+
+def test_inner_loop_kernels_match_their_sparse_numpy_definitions(blob_graph):
+    """One dual step, one primal step (D'P, projection with warm start, fixed rows,
+    extrapolation, distance) and the column total variations, against scipy/numpy."""
+    from gssl.optim.mtv_kernels import dual_ascent, primal_project, total_variation_columns
+    from gssl.optim.mtv_step import _edges_of
+
+    g, _ = blob_graph
+    D = gradient_operator(g.W)
+    ei, ej, w = _edges_of(D)
+    rng = np.random.default_rng(3)
+    N, R = D.shape[1], 4
+    F = project_simplex(rng.random((N, R)))
+    np.testing.assert_allclose(total_variation_columns(F, ei, ej, np.abs(w)),
+                               np.abs(D @ F).sum(axis=0), rtol=1e-12)
+    P = rng.uniform(-1, 1, (D.shape[0], R))
+    Fbar = 3.0 * rng.normal(size=(N, R))
+    expected_P = np.clip(P + D @ Fbar, -1.0, 1.0)
+    dual_ascent(P, Fbar, ei, ej, w)
+    np.testing.assert_allclose(P, expected_P, atol=1e-12)
+    assert np.abs(P).max() == 1.0                      # the clip was active
+
+    Dt = D.T.tocsr()
+    G, F_outer = rng.normal(size=(N, R)), project_simplex(rng.random((N, R)))
+    tau, theta, gamma, sg = 0.7, 0.6, rng.random(R) + 0.5, rng.random(R)
+    fixed = np.zeros(N, bool)
+    fixed[:5] = True
+    for start in (np.full(N, 100.0), np.full(N, -100.0), rng.normal(size=N)):
+        F_new, Fbar = np.empty((N, R)), np.empty((N, R))
+        th = start.copy()
+        dist = primal_project(F, F_new, G, F_outer, Fbar, th, fixed, Dt.indptr.astype(np.int64),
+                              Dt.indices.astype(np.int64), Dt.data, P, tau, tau * gamma, theta,
+                              sg)
+        Z = (F - tau * gamma * (D.T @ P) + tau * G) / (1.0 + tau)
+        ref = project_simplex(Z, axis=1, fixed=fixed)
+        ref[fixed] = F[fixed]
+        np.testing.assert_allclose(F_new, ref, atol=1e-12)
+        np.testing.assert_allclose(Fbar, sg * ((1 + theta) * ref - theta * F), atol=1e-12)
+        assert dist == pytest.approx(((ref - F_outer) ** 2).sum(), rel=1e-12)
+        free = ~fixed                                  # thresholds returned: x = (z - theta)^+
+        np.testing.assert_allclose(np.maximum(Z[free] - th[free, None], 0.0), ref[free],
+                                   atol=1e-12)
+
+
+def test_mtv_minimize_rejects_an_operator_that_is_not_a_graph_gradient(blob_graph):
+    g, y = blob_graph
+    D = gradient_operator(g.W)
+    D.data[1] *= 2.0                                   # the row no longer sums to zero
+    with pytest.raises(ValueError, match="gradient operator"):
+        mtv_minimize(D, np.eye(4)[y])
 
 
 def test_float32_dual_and_float64_dual_reach_the_same_partition(blob_graph):
@@ -362,3 +414,27 @@ def test_mirror_20news_graph_is_a_max_symmetrized_5nn_graph():
     deg = np.diff(W.indptr)
     assert deg.min() == 5 and (deg == 5).sum() > 0.3 * W.shape[0]
     assert _orientable(W, 5) and not _orientable(W, 4)
+
+
+def test_mtv_kernels_give_the_same_iterates_for_any_thread_count(blob_graph, tmp_path):
+    """Sums run over a fixed chunking, so 1 and 2 threads give bit-identical runs; the job context
+    of the workflow sets numba's thread count to the job's threads and restores it."""
+    import numba
+
+    from gssl.jobs import job_context, numba_threads
+
+    g, y = blob_graph
+    D = gradient_operator(g.W)
+    fixed = np.zeros(y.size, bool)
+    fixed[[np.flatnonzero(y == r)[0] for r in range(4)]] = True
+    F0 = diffuse(g.W, np.eye(4)[y] * fixed[:, None])
+    runs = []
+    for threads in (1, 2):
+        with numba_threads(threads):
+            runs.append(mtv_minimize(D, F0, fixed=fixed, max_iter=300))
+    np.testing.assert_array_equal(runs[0].F, runs[1].F)
+    assert runs[0].n_iter == runs[1].n_iter and runs[0].energy == runs[1].energy
+    before = numba.get_num_threads()
+    with job_context(tmp_path / "job.log", threads=1):
+        assert numba.get_num_threads() == 1
+    assert numba.get_num_threads() == before

@@ -11,7 +11,8 @@ from pathlib import Path
 
 @contextlib.contextmanager
 def job_context(log_path, threads: int = 1):
-    """Log to ``log_path``, cap BLAS/OpenMP threads at ``threads``, and record any failure.
+    """Log to ``log_path``, cap BLAS/OpenMP and numba threads at ``threads``, and record any
+    failure.
 
     The traceback goes to the log and the exception propagates, so Snakemake marks the job failed
     and removes its outputs.
@@ -27,7 +28,7 @@ def job_context(log_path, threads: int = 1):
     root.setLevel(logging.INFO)
     logging.captureWarnings(True)
     try:
-        with threadpool_limits(limits=max(1, int(threads))):
+        with threadpool_limits(limits=max(1, int(threads))), numba_threads(threads):
             yield logging.getLogger("gssl.job")
     except BaseException as exc:
         root.error("job failed: %s\n%s", exc, traceback.format_exc())
@@ -36,6 +37,19 @@ def job_context(log_path, threads: int = 1):
     finally:
         root.removeHandler(handler)
         handler.close()
+
+
+@contextlib.contextmanager
+def numba_threads(threads: int):
+    """numba's thread pool (the compiled MTV kernels) limited to ``threads`` inside the block."""
+    import numba
+
+    previous = numba.get_num_threads()
+    numba.set_num_threads(max(1, min(int(threads), numba.config.NUMBA_NUM_THREADS)))
+    try:
+        yield
+    finally:
+        numba.set_num_threads(previous)
 
 
 def git_commit(path=".") -> str | None:

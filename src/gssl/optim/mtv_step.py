@@ -25,9 +25,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 import scipy.sparse as sp
-from scipy.linalg.blas import daxpy as _axpy  # y += a x in place
 
-from .simplex import project_simplex, project_simplex_rows, theta_lower_bound
+from .simplex import project_simplex, theta_lower_bound
 
 __all__ = ["lambda_median", "asymmetric_l1", "balance", "balance_subgradient", "mtv_energy",
            "discrete_energy", "indicator_matrix", "operator_norm", "MTVResult", "mtv_minimize"]
@@ -136,85 +135,6 @@ def operator_norm(D: sp.spmatrix, tol: float = 1e-3) -> float:
     return float(np.sqrt(max(lmax, 0.0)) * 1.01 + 1e-12)
 
 
-try:  # scipy's CSR x dense kernel, accumulating into a preallocated output (no temporaries)
-    from scipy.sparse._sparsetools import csr_matvecs as _csr_matvecs
-except ImportError:  # pragma: no cover - other scipy layouts
-    _csr_matvecs = None
-
-
-def _spmm(A: sp.csr_matrix, X: np.ndarray, out: np.ndarray, accumulate: bool = False) -> None:
-    """out (+)= A @ X for CSR A (sorted) and C-contiguous X, out, all of A's dtype."""
-    X = np.ascontiguousarray(X, dtype=A.dtype)
-    if _csr_matvecs is None or not out.flags.c_contiguous:
-        if accumulate:
-            out += A @ X
-        else:
-            out[...] = A @ X
-        return
-    if not accumulate:
-        out.fill(0.0)
-    _csr_matvecs(A.shape[0], A.shape[1], X.shape[1], A.indptr, A.indices, A.data, X.ravel(),
-                 out.ravel())
-
-
-
-class _MedianBalance:
-    """lambda-median and balance B of every column of an N x R matrix F.
-
-    med = the (k+1)-st largest value of the column, k = N - 1 - idx. On the simplex most entries
-    are exactly 0, so the selection runs on the positive entries only: when at most k entries are
-    positive (and none negative) the median is 0; otherwise it is the (k+1)-st largest positive
-    entry (one partition of those). Then B = (lambda + 1) sum (f - med)^+ - sum (f - med), the
-    second sum taken entrywise so that a constant column gives B = 0 exactly (as ``balance``)."""
-
-    def __init__(self, N: int, R: int, lam: float):
-        self.N, self.lam = N, lam
-        self.idx = _median_index(N, lam)
-        self.k = N - 1 - self.idx
-        self.FT = np.empty((R, N))
-
-    def __call__(self, F: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        FT = self.FT
-        np.copyto(FT, F.T)                     # contiguous columns
-        R = FT.shape[0]
-        med = np.empty(R)
-        hplus = np.empty(R)
-        for r in range(R):
-            col = FT[r]
-            pos = col[col > 0.0]
-            if pos.size <= self.k and not (col < 0.0).any():
-                med[r] = 0.0
-                hplus[r] = pos.sum()
-                continue
-            if pos.size > self.k:              # the (k+1)-st largest is a positive entry
-                j = pos.size - 1 - self.k
-                pos.partition(j)
-                med[r] = pos[j]
-                hplus[r] = (pos[j + 1:] - pos[j]).sum()
-            else:                              # negative entries: select over the whole column
-                work = col.copy()
-                work.partition(self.idx)
-                med[r] = work[self.idx]
-                hplus[r] = (work[self.idx + 1:] - med[r]).sum()
-        FT -= med[:, None]                     # h = f - med: exactly 0 for a constant column
-        return med, (self.lam + 1.0) * hplus - FT.sum(axis=1)
-
-
-def _outer_step(F: np.ndarray, med: np.ndarray, lam: float, c: np.ndarray) -> np.ndarray:
-    """G = F + V diag(c) with V the Theorem 5 subgradient of B (``balance_subgradient``) at F:
-    lambda above the median, -1 below, q = (n^- - lambda n^+) / n^0 at the median."""
-    ones = np.ones(F.shape[0])
-    above = F > med
-    at = F == med
-    n_plus = ones @ above                  # column counts through BLAS (exact integers)
-    n_zero = ones @ at                     # >= 1: the median is a value of each column
-    q = (F.shape[0] - n_plus - n_zero - lam * n_plus) / n_zero
-    G = np.where(above, lam * c, -c)
-    np.copyto(G, q * c, where=at)
-    G += F
-    return G
-
-
 @dataclass
 class MTVResult:
     F: np.ndarray
@@ -239,46 +159,46 @@ def mtv_minimize(D: sp.csr_matrix, F0: np.ndarray, lam: float | None = None, *,
     inner iterations in total (the reference setting counts inner iterations) or max_time seconds.
     Inner stop: estimate (16) with epsilon = eps, or max_inner inner iterations.
 
-    Cost of one inner iteration: three sparse products with D or D' (dual step, its transpose,
-    and D F for the total variation of the new iterate), an exact simplex projection
-    (``project_simplex_rows``) and one partition of F for the lambda-medians. The dual variable P
-    (edges x R, the largest array; |P| <= 1) and the two products that touch it run in
-    ``dual_dtype`` (float32 by default: half the memory traffic); the primal iterate, the
-    projection, the energies and the stopping tests stay in float64, so every returned F is
-    feasible and every accepted step satisfies (16) exactly as computed in float64.
+    Cost of one inner iteration: three passes over the edges or nodes by the compiled kernels
+    of ``gssl.optim.mtv_kernels`` (dual ascent with its clip; primal step with D'P, the exact
+    simplex projection and the extrapolation; total variation of the new iterate) and one pass
+    over F for the lambda-medians and balances. The dual variable P (edges x R, the largest
+    array; |P| <= 1) is stored in ``dual_dtype`` (float32 by default: half the memory traffic,
+    arithmetic in float64); the primal iterate, the projection, the energies and the stopping
+    tests are float64, so every returned F is feasible and every accepted step satisfies (16)
+    exactly as computed in float64.
     """
+    # compiled kernels, imported here so that importing gssl.optim does not load numba
+    from .mtv_kernels import (dual_ascent, median_balance, outer_step, primal_project,
+                              total_variation_columns)
+
     t0 = time.perf_counter()
     D = sp.csr_matrix(D, dtype=np.float64)
     D.sort_indices()
     N, R = F0.shape
-    M = D.shape[0]
-    dual_dtype = np.dtype(dual_dtype)
-    Dd = D.astype(dual_dtype)              # dual-side copies of D and D'
-    Dtd = Dd.T.tocsr()
-    Dtd.sort_indices()
-    lam = float(R - 1) if lam is None else float(lam)
     L = operator_norm(D) if norm is None else float(norm)
-    fixed = None if fixed is None or not np.any(fixed) else np.asarray(fixed, dtype=bool)
-    if fixed is not None:
-        fixed_rows = np.flatnonzero(fixed)
-        F = project_simplex(np.array(F0, dtype=np.float64), axis=1, fixed=fixed)
-        F_fixed = np.array(F0, dtype=np.float64)[fixed_rows]
-    else:
-        F = project_simplex_rows(np.array(F0, dtype=np.float64))
-    DF = np.empty((M, R))                  # edge-sized work buffers, reused by every iteration
-    P = np.zeros((M, R), dtype=dual_dtype)
-    KtP = np.empty((N, R), dtype=dual_dtype)
-    Fbar = np.empty((N, R), dtype=dual_dtype)
-    Z = np.empty((N, R))
-    ones_M = np.ones(M)
-    medbal = _MedianBalance(N, R, lam)
+    # nodes renumbered by reverse Cuthill-McKee: the endpoints of consecutive edges are close
+    # in memory, which halves the cost of the edge passes once F outgrows the cache
+    perm, ei, ej, w = _bandwidth_order(D)
+    absw = np.abs(w)
+    Dt = sp.csr_matrix((np.concatenate([w, -w]), (np.concatenate([ei, ej]),
+                        np.tile(np.arange(ei.size), 2))), shape=(N, ei.size))
+    Dt.sort_indices()                         # D' row by row: the primal step gathers, no scatter
+    t_ptr, t_edge, t_val = Dt.indptr.astype(np.int64), Dt.indices.astype(np.int64), Dt.data
+    lam = float(R - 1) if lam is None else float(lam)
+    k_med = N - 1 - _median_index(N, lam)
+    fixed = np.zeros(N, dtype=bool) if fixed is None else np.asarray(fixed, dtype=bool)[perm]
+    F = project_simplex(np.array(F0, dtype=np.float64)[perm], axis=1,
+                        fixed=fixed if fixed.any() else None)
+    P = np.zeros((ei.size, R), dtype=np.dtype(dual_dtype))
+    Fbar = np.empty((N, R))
+    F_new = np.empty((N, R))
+    FT, buf = np.empty((R, N)), np.empty((R, N))  # work buffers of the median selection
     theta_proj = theta_lower_bound(F)     # simplex thresholds, warm-started across iterations
 
     def energy(F):
-        _spmm(D, F, DF)
-        np.abs(DF, out=DF)
-        T = ones_M @ DF        # column sums through BLAS (faster than a reduce on axis 0)
-        med, B = medbal(F)
+        T = total_variation_columns(F, ei, ej, absw)
+        med, B = median_balance(F, k_med, lam, FT, buf)
         with np.errstate(divide="ignore", invalid="ignore"):
             return T, B, np.where(B > 0, T / np.where(B > 0, B, 1.0), np.inf), med
 
@@ -296,42 +216,28 @@ def mtv_minimize(D: sp.csr_matrix, F0: np.ndarray, lam: float | None = None, *,
         # outer step G = F + Delta * [dB(f_r) E_r / B_r]
         Delta = float(B.max())
         Gamma = Delta / B                                   # D_B
-        G = _outer_step(F, med, lam, Delta * E / B)
+        G = outer_step(F, med, lam, Delta * E / B)
         sigma = 1.0 / (tau * (Gamma.max() * L) ** 2)
-        F_outer, B_outer, E_outer = F, B, E
+        F_outer, B_outer, E_outer = F.copy(), B, E
         np.multiply(F, sigma * Gamma, out=Fbar)             # Fbar carries sigma * D_B
         inner = 0
         descent = dist = np.nan
         while True:
             n_iter += 1
             inner += 1
-            # dual ascent P = clip(P + sigma K Fbar D_B), accumulated straight into P
-            _spmm(Dd, Fbar, P, accumulate=True)
-            np.clip(P, -1.0, 1.0, out=P)
-            F_old = F
-            _spmm(Dtd, P, KtP)
-            # primal step (F - tau K^T P D_B + tau G) / (1 + tau), then the exact projection
-            a = 1.0 / (1.0 + tau)
-            np.multiply(KtP, (-tau * a) * Gamma, out=Z)
-            _axpy(F.ravel(), Z.ravel(), a=a)           # in place, no temporaries
-            _axpy(G.ravel(), Z.ravel(), a=tau * a)
-            F = project_simplex_rows(Z, theta=theta_proj)
-            if fixed is not None:        # labeled rows: projected too, then reset to their labels
-                F[fixed_rows] = F_fixed
-            theta = 1.0 / np.sqrt(1.0 + 2.0 * tau)
+            dual_ascent(P, Fbar, ei, ej, w)                 # P = clip(P + sigma K Fbar D_B)
+            theta = 1.0 / np.sqrt(1.0 + 2.0 * tau)          # acceleration of the next step
+            # primal step (F - tau K'P D_B + tau G) / (1 + tau), exact projection, and
+            # Fbar = sigma' D_B ((1 + theta) F_new - theta F) for the next dual step
+            dist = primal_project(F, F_new, G, F_outer, Fbar, theta_proj, fixed, t_ptr, t_edge,
+                                  t_val, P, tau, tau * Gamma, theta,
+                                  (sigma / theta) * Gamma)
+            F, F_new = F_new, F
             tau *= theta
             sigma /= theta
-            # sigma D_B ((1 + theta) F - theta F_old), consumed by the next dual step
-            sg = sigma * Gamma
-            np.subtract(F, F_old, out=Z)               # Z is free again: F - F_old
-            Z *= theta
-            Z += F
-            np.multiply(Z, sg, out=Fbar, casting="same_kind")
             T, B, E, med = energy(F)
             if np.all(B > 0):
                 descent = float(np.sum(Delta * (B / B_outer) * (E_outer - E)))
-                diff = (F - F_outer).ravel()
-                dist = float(diff @ diff)
                 if descent - (1.0 - eps) * dist > 0 or inner >= max_inner:
                     break
             elif inner >= max_inner:  # degenerate column: go back to the last outer iterate
@@ -358,5 +264,37 @@ def mtv_minimize(D: sp.csr_matrix, F0: np.ndarray, lam: float | None = None, *,
         if max_time is not None and time.perf_counter() - t0 >= max_time:
             reason = f"max_time ({max_time:g} s)"
             break
-    return MTVResult(F=F, energy=total, n_iter=n_iter, n_outer=n_outer, converged=converged,
-                     stop_reason=reason, history=history)
+    return MTVResult(F=F[np.argsort(perm)], energy=total, n_iter=n_iter, n_outer=n_outer,
+                     converged=converged, stop_reason=reason, history=history)
+
+
+def _edges_of(D: sp.csr_matrix) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(i, j, w) with (D g)_e = w_e (g_i - g_j) from a gradient operator (two opposite entries
+    per row, ``graph_ops.gradient_operator``); anything else is rejected."""
+    D = sp.csr_matrix(D)
+    D.sort_indices()
+    counts = np.diff(D.indptr)
+    if D.shape[0] and (np.any(counts != 2) or not np.allclose(D.data[0::2], -D.data[1::2])):
+        raise ValueError("mtv_minimize: D must be a graph gradient operator (each row w, -w on "
+                         "two nodes); build it with gssl.optim.gradient_operator(W)")
+    return (D.indices[0::2].astype(np.int64), D.indices[1::2].astype(np.int64),
+            np.ascontiguousarray(D.data[0::2]))
+
+
+def _bandwidth_order(D: sp.csr_matrix):
+    """perm (new -> old node) by reverse Cuthill-McKee, and the edges (i, j, w) renumbered and
+    sorted by their first endpoint, with i < j as in D."""
+    from scipy.sparse.csgraph import reverse_cuthill_mckee
+
+    ei, ej, w = _edges_of(D)
+    N = D.shape[1]
+    A = sp.csr_matrix((np.ones(ei.size), (ei, ej)), shape=(N, N))
+    perm = reverse_cuthill_mckee((A + A.T).tocsr(), symmetric_mode=True).astype(np.int64)
+    new = np.empty(N, dtype=np.int64)
+    new[perm] = np.arange(N)
+    a, b = new[ei], new[ej]
+    swap = a > b                           # keep i < j: (D g)_e = w (g_i - g_j) flips sign
+    i, j = np.where(swap, b, a), np.where(swap, a, b)
+    w = np.where(swap, -w, w)
+    order = np.lexsort((j, i))
+    return perm, i[order], j[order], np.ascontiguousarray(w[order])
