@@ -107,6 +107,26 @@ def test_melacci_cv_folds_partition_and_counts():
     assert not np.array_equal(splits[0] == TEST, splits[4] == TEST)
 
 
+def test_melacci_random_labeled_draw_is_the_papers():
+    """labeled_draw: random = uniform among the training points, >= 1 per class (rejection);
+    folds, validation counts and seeds as the stratified draw."""
+    strat = make_splits(Y, MELACCI, "g50c", "melacci")
+    np.testing.assert_array_equal(strat, make_splits(Y, dict(MELACCI, labeled_draw="stratified"),
+                                                     "g50c", "melacci"))
+    rand = make_splits(Y, dict(MELACCI, labeled_draw="random"), "g50c", "melacci")
+    np.testing.assert_array_equal(rand == TEST, strat == TEST)          # same folds
+    counts = np.array([per_class(roles, LABELED) for roles in rand])
+    assert (counts.sum(axis=1) == 12).all() and (counts >= 1).all()
+    assert (np.array([per_class(r, VALIDATION) for r in rand]) >= 1).all()
+    assert ((rand == VALIDATION).sum(axis=1) == 9).all()
+    assert len({tuple(c) for c in counts}) > 1                          # not proportional
+    many = make_splits(Y, dict(MELACCI, labeled_draw="random", randomizations=40), "t", "m")
+    share = np.array([per_class(r, LABELED) for r in many]).sum(axis=0) / (12 * len(many))
+    np.testing.assert_allclose(share, [0.2, 0.3, 0.5], atol=0.04)       # uniform over points
+    with pytest.raises(SplitError, match="labeled=2 cannot cover the 3 classes"):
+        make_splits(Y, dict(MELACCI, labeled=2, labeled_draw="random"), "t", "m")
+
+
 def test_melacci_unlabeled_count_leaves_rest_unused():
     roles = make_splits(Y, dict(MELACCI, unlabeled=30), "t", "m")[0]
     assert (roles == UNLABELED).sum() == 30 and (roles == UNUSED).sum() == 150 - 51
@@ -142,6 +162,7 @@ def test_melacci_class_too_small_for_folds():
     {"kind": "labels_per_class", "n": 2, "oops": 1}, {"kind": "label_fraction", "fraction": 1.5},
     {"kind": "label_fraction", "fraction": 0.1, "per_class": 1},
     {"kind": "melacci_cv", "labeled": 5},
+    {"kind": "melacci_cv", "labeled": 5, "validation": 5, "labeled_draw": "uniform"},
     "labels_per_class",
 ])
 def test_validate_protocol_rejects(spec):
@@ -152,7 +173,7 @@ def test_validate_protocol_rejects(spec):
 def test_validate_protocol_fills_defaults():
     assert validate_protocol({"kind": "melacci_cv", "labeled": 5, "validation": 5}) == {
         "kind": "melacci_cv", "folds": 4, "randomizations": 3, "labeled": 5, "validation": 5,
-        "unlabeled": None}
+        "unlabeled": None, "labeled_draw": "stratified"}
     assert n_splits({"kind": "melacci_cv", "labeled": 5, "validation": 5}) == 12
 
 

@@ -27,12 +27,17 @@ ROLE_NAMES = {UNUSED: "unused", LABELED: "labeled", UNLABELED: "unlabeled",
 _KEYS = {
     "labels_per_class": {"n": None, "repeats": 10},
     "melacci_cv": {"folds": 4, "randomizations": 3, "labeled": None, "validation": None,
-                   "unlabeled": None},
+                   "unlabeled": None, "labeled_draw": "stratified"},
     "per_class_counts": {"labeled": None, "unlabeled": None, "test": 0, "repeats": 5,
                          "pool": None},
     "label_fraction": {"fraction": None, "per_class": None, "repeats": 10},
     "unsupervised": {"repeats": 1},  # every point unlabeled; repeats = independent seeded trials
 }
+
+
+# melacci_cv's labeled set: proportional to the class sizes (ours), or uniformly at random among
+# the training points with at least one per class (Melacci & Belkin's draw)
+_LABELED_DRAWS = ("stratified", "random")
 
 
 # --------------------------------------------------------------------------- seeds and specs
@@ -71,6 +76,9 @@ def validate_protocol(spec: dict) -> dict:
     elif kind == "melacci_cv":
         _int(out, "folds", 2), _int(out, "randomizations", 1)
         _int(out, "labeled", 1), _int(out, "validation", 1), _int(out, "unlabeled", 0, True)
+        if out["labeled_draw"] not in _LABELED_DRAWS:
+            raise ConfigError(f"split protocol 'melacci_cv': 'labeled_draw' must be one of "
+                              f"{list(_LABELED_DRAWS)}, got {out['labeled_draw']!r}")
     elif kind == "per_class_counts":
         _int(out, "labeled", 1), _int(out, "unlabeled", 0, True), _int(out, "test", 0)
         _int(out, "repeats", 1), _int(out, "pool", 1, True)
@@ -251,15 +259,37 @@ def _melacci_fold(codes, classes, train, spec, split, dataset, pid):
     avail = np.bincount(codes[train], minlength=classes.size)
     _need(classes, avail, np.full(classes.size, 2),
           f"melacci_cv split {split} (1 labeled + 1 validation)", " in the training folds")
-    n_lab = _allocate(lab, avail, 1, f"melacci_cv split {split} labeled")
+    rng = np.random.default_rng(seed_for(dataset, pid, split))
+    roles = np.full(codes.size, TEST, dtype=np.int8)
+    if spec["labeled_draw"] == "random":
+        labeled = _random_labeled(codes, np.flatnonzero(train), lab, classes.size, rng, split)
+        roles[labeled] = LABELED
+        train = train & (roles != LABELED)
+        avail = np.bincount(codes[train], minlength=classes.size)
+        n_lab = np.zeros(classes.size, dtype=np.int64)
+    else:
+        n_lab = _allocate(lab, avail, 1, f"melacci_cv split {split} labeled")
     n_val = _allocate(val, avail - n_lab, 1, f"melacci_cv split {split} validation")
     rest = avail - n_lab - n_val
     n_unl = rest if unl is None else _allocate(unl, rest, 0, f"melacci_cv split {split} unlabeled")
-    rng = np.random.default_rng(seed_for(dataset, pid, split))
-    roles = np.full(codes.size, TEST, dtype=np.int8)
     roles[train] = _assign(codes[train], np.column_stack([n_lab, n_val, n_unl]),
                            (LABELED, VALIDATION, UNLABELED), rng)
     return roles
+
+
+def _random_labeled(codes, pool, n, n_classes, rng, split, attempts=1000):
+    """n points drawn uniformly from ``pool``, redrawn until every class has one (rejection
+    sampling: the draw is uniform among the sets that cover every class, as the paper's)."""
+    if n < n_classes:
+        raise SplitError(f"melacci_cv split {split}: labeled={n} cannot cover the {n_classes} "
+                         f"classes; raise 'labeled' to at least {n_classes}")
+    for _ in range(attempts):
+        pick = rng.choice(pool, n, replace=False)
+        if np.unique(codes[pick]).size == n_classes:
+            return pick
+    raise SplitError(f"melacci_cv split {split}: {attempts} random draws of {n} labeled points "
+                     f"never covered all {n_classes} classes; raise 'labeled' or use "
+                     f"labeled_draw: stratified")
 
 
 def _unsupervised(y, spec, dataset, pid):
