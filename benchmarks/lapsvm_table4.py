@@ -167,7 +167,7 @@ def cache_gram():
         mod.kernel_matrix = cached
 
 
-def prepare(name, cfg, raw_dir):
+def prepare(name, cfg, raw_dir, labeled_draw="stratified"):
     ds = load(cfg["source"], raw_dir=raw_dir)
     if cfg.get("groups"):
         ds = select(ds, groups=cfg["groups"])
@@ -181,7 +181,8 @@ def prepare(name, cfg, raw_dir):
     lab, unl, val = cfg["counts"]
     spec = validate_protocol({"kind": "melacci_cv", "folds": 4, "randomizations": 3,
                               "labeled": lab, "unlabeled": None,
-                              "validation": val})  # U = the rest (the paper: ~unl)
+                              "validation": val,  # U = the rest (the paper: ~unl)
+                              "labeled_draw": labeled_draw})
     roles = make_splits(ds.y, spec, name, "melacci")
     return graph, ds.y, roles
 
@@ -233,7 +234,7 @@ def tune_sigma(name, cfg, args):
     for sigma in args.tune_sigma:
         t0 = time.perf_counter()
         c = dict(cfg, sigma=sigma)
-        graph, y, roles = prepare(name, c, args.raw_dir)
+        graph, y, roles = prepare(name, c, args.raw_dir, args.labeled_draw)
         sel = list(range(min(args.select_splits, roles.shape[0])))
         kernel = {"kind": "rbf", "sigma": sigma}
         s = select_params(graph, y, roles, "laprlsc", kernel, list(itertools.product(GRID, GRID)),
@@ -248,7 +249,7 @@ def tune_sigma(name, cfg, args):
 
 def run_dataset(name, cfg, args):
     t0 = time.perf_counter()
-    graph, y, roles = prepare(name, cfg, args.raw_dir)
+    graph, y, roles = prepare(name, cfg, args.raw_dir, args.labeled_draw)
     kernel = kernel_of(cfg)
     sel = list(range(min(args.select_splits, roles.shape[0])))
     both = list(itertools.product(GRID, GRID))
@@ -301,6 +302,9 @@ def main():
     ap.add_argument("--top", type=int, default=4)
     ap.add_argument("--out", default="results/benchmarks/lapsvm_table4")
     ap.add_argument("--markdown", action="store_true", help="only print the table from --out")
+    ap.add_argument("--labeled-draw", choices=["stratified", "random"], default="stratified",
+                    help="melacci_cv labeled set: ours (stratified) or the paper's (random, "
+                         ">= 1 per class)")
     ap.add_argument("--sigma", type=float, default=None,
                     help="override the dataset's kernel / heat width")
     ap.add_argument("--tune-sigma", type=float, nargs="+", default=None,
