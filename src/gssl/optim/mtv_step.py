@@ -282,8 +282,8 @@ def _edges_of(D: sp.csr_matrix) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
 
 
 def _bandwidth_order(D: sp.csr_matrix):
-    """perm (new -> old node) by reverse Cuthill-McKee, and the edges (i, j, w) renumbered and
-    sorted by their first endpoint, with i < j as in D."""
+    """perm (new -> old node) by reverse Cuthill-McKee, and D's edges (i, j, w) renumbered and
+    sorted by their lower endpoint (the same operator: (D g)_e = w_e (g_i - g_j))."""
     from scipy.sparse.csgraph import reverse_cuthill_mckee
 
     ei, ej, w = _edges_of(D)
@@ -292,9 +292,6 @@ def _bandwidth_order(D: sp.csr_matrix):
     perm = reverse_cuthill_mckee((A + A.T).tocsr(), symmetric_mode=True).astype(np.int64)
     new = np.empty(N, dtype=np.int64)
     new[perm] = np.arange(N)
-    a, b = new[ei], new[ej]
-    swap = a > b                           # keep i < j: (D g)_e = w (g_i - g_j) flips sign
-    i, j = np.where(swap, b, a), np.where(swap, a, b)
-    w = np.where(swap, -w, w)
-    order = np.lexsort((j, i))
+    i, j = new[ei], new[ej]
+    order = np.lexsort((np.maximum(i, j), np.minimum(i, j)))
     return perm, i[order], j[order], np.ascontiguousarray(w[order])
