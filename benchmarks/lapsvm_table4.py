@@ -8,11 +8,13 @@ the labeled nodes are L, and the errors are measured on the U, V and T nodes of 
 
 Model selection (paper §6.3): kernel width, k and Laplacian degree p fixed per dataset (below);
 gamma_A, gamma_I on the grid {1e-6, 1e-4, 1e-2, 1e-1, 1, 10, 100} by the mean validation error over
-the first ``--select-splits`` splits. SVM uses C = 1 / (2 gamma_A) on the same grid.
+the first ``--select-splits`` splits. SVM uses C = 1 / (2 gamma_A) on the same grid and, like
+every method here, one-vs-all for multiclass (``multiclass: ovr``).
 Ties of the validation error (50 points: common) are broken by the mean squared hinge loss of
 the one-vs-all outputs on V. Newton/PCG: the top ``--top`` (gamma_A, gamma_I) pairs of LapRLSC
 are re-scored with Newton and the best is used for Newton and PCG (the paper selected with Newton
 and reused it for PCG). ``--tune-sigma`` only prints LapRLSC's best validation error per width.
+``--methods`` re-runs only some rows (selection included) and merges them into the dataset's JSON.
 
     OMP_NUM_THREADS=1 nice -n 10 .venv/bin/python benchmarks/lapsvm_table4.py --datasets g50c uspst
 """
@@ -207,7 +209,7 @@ def fit_eval(graph, y, role, solver, params):
 
 def method_params(solver, kernel, gA, gI):
     if solver == "svm":
-        return {"kernel": kernel, "C": 1.0 / (2.0 * gA)}
+        return {"kernel": kernel, "C": 1.0 / (2.0 * gA), "multiclass": "ovr"}
     if solver == "rls":
         return {"kernel": kernel, "gamma_A": gA}
     return {"kernel": kernel, "gamma_A": gA, "gamma_I": gI}
@@ -247,33 +249,42 @@ def tune_sigma(name, cfg, args):
     return out
 
 
+# Table rows: label -> (solver, extra parameters); PCG reuses Newton's (gamma_A, gamma_I).
+ROWS = {"SVM": ("svm", {}), "RLSC": ("rls", {}), "LapRLSC": ("laprlsc", {}),
+        "LapSVM dual": ("lapsvm_dual", {}), "LapSVM Newton": ("lapsvm_newton", {}),
+        **{f"LapSVM PCG ({c})": ("lapsvm_pcg", {"stopping": c})
+           for c in ("stability", "validation", "mixed")}}
+
+
 def run_dataset(name, cfg, args):
     t0 = time.perf_counter()
     graph, y, roles = prepare(name, cfg, args.raw_dir, args.labeled_draw)
     kernel = kernel_of(cfg)
     sel = list(range(min(args.select_splits, roles.shape[0])))
     both = list(itertools.product(GRID, GRID))
+    wanted = set(args.methods or ROWS)
+    need = {ROWS[m][0] for m in wanted}
     chosen = {}
     for solver in ("svm", "rls"):
-        s = select_params(graph, y, roles, solver, kernel, [(g, 0.0) for g in GRID], sel)
-        chosen[solver] = s[0][1:]
-    s = select_params(graph, y, roles, "laprlsc", kernel, both, sel)
-    chosen["laprlsc"] = s[0][1:]
-    top = [t[1:] for t in s[:args.top]]
-    chosen["lapsvm_dual"] = select_params(graph, y, roles, "lapsvm_dual", kernel, both, sel)[0][1:]
-    chosen["lapsvm_newton"] = select_params(graph, y, roles, "lapsvm_newton", kernel, top,
-                                            sel)[0][1:]
+        if solver in need:
+            s = select_params(graph, y, roles, solver, kernel, [(g, 0.0) for g in GRID], sel)
+            chosen[solver] = s[0][1:]
+    if need & {"laprlsc", "lapsvm_newton", "lapsvm_pcg"}:
+        s = select_params(graph, y, roles, "laprlsc", kernel, both, sel)
+        chosen["laprlsc"] = s[0][1:]
+        top = [t[1:] for t in s[:args.top]]
+    if "lapsvm_dual" in need:
+        chosen["lapsvm_dual"] = select_params(graph, y, roles, "lapsvm_dual", kernel, both,
+                                              sel)[0][1:]
+    if need & {"lapsvm_newton", "lapsvm_pcg"}:
+        chosen["lapsvm_newton"] = select_params(graph, y, roles, "lapsvm_newton", kernel, top,
+                                                sel)[0][1:]
     print(f"[{name}] selected {chosen} ({time.perf_counter() - t0:.0f} s)", flush=True)
-    methods = {
-        "SVM": ("svm", chosen["svm"], {}),
-        "RLSC": ("rls", chosen["rls"], {}),
-        "LapRLSC": ("laprlsc", chosen["laprlsc"], {}),
-        "LapSVM dual": ("lapsvm_dual", chosen["lapsvm_dual"], {}),
-        "LapSVM Newton": ("lapsvm_newton", chosen["lapsvm_newton"], {}),
-    }
-    for crit in ("stability", "validation", "mixed"):
-        methods[f"LapSVM PCG ({crit})"] = ("lapsvm_pcg", chosen["lapsvm_newton"],
-                                           {"stopping": crit})
+    methods = {}
+    for label, (solver, extra) in ROWS.items():
+        if label in wanted:
+            key = "lapsvm_newton" if solver == "lapsvm_pcg" else solver
+            methods[label] = (solver, chosen[key], extra)
     splits = range(roles.shape[0] if args.splits is None else min(args.splits, roles.shape[0]))
     rows = {}
     for label, (solver, (gA, gI), extra) in methods.items():
@@ -307,6 +318,8 @@ def main():
                          ">= 1 per class)")
     ap.add_argument("--sigma", type=float, default=None,
                     help="override the dataset's kernel / heat width")
+    ap.add_argument("--methods", nargs="+", choices=list(ROWS), default=None,
+                    help="only these rows (merged into the dataset's existing JSON)")
     ap.add_argument("--tune-sigma", type=float, nargs="+", default=None,
                     help="only print LapRLSC's best validation error for each of these widths")
     args = ap.parse_args()
@@ -322,7 +335,12 @@ def main():
             Path(args.out, f"{name}_sigma.json").write_text(json.dumps(res, indent=1) + "\n")
             continue
         res = run_dataset(name, cfg, args)
-        Path(args.out, f"{name}.json").write_text(json.dumps(res, indent=1) + "\n")
+        path = Path(args.out, f"{name}.json")
+        if args.methods and path.exists():
+            old = json.loads(path.read_text())
+            old["rows"].update(res["rows"])
+            res = old
+        path.write_text(json.dumps(res, indent=1) + "\n")
 
 
 if __name__ == "__main__":

@@ -154,6 +154,23 @@ def test_svm_matches_sklearn_svc(blobs, moons, binary):
     assert svm.n_iter_ >= 1
 
 
+def test_svm_one_vs_rest_matches_sklearn(blobs):
+    """multiclass="ovr": one SVC per class, label = arg-max of the decision values, exactly
+    sklearn's OneVsRestClassifier; an unknown scheme is a configuration error."""
+    from sklearn.multiclass import OneVsRestClassifier
+
+    g, y, yl = blobs
+    lab = yl >= 0
+    svm = KernelSVM(RBF, C=3.0, multiclass="ovr").fit(g, yl)
+    ref = OneVsRestClassifier(SVC(kernel="rbf", gamma=GAMMA, C=3.0)).fit(g.X[lab], yl[lab])
+    np.testing.assert_allclose(svm.decision_function_, ref.decision_function(g.X), atol=1e-8)
+    np.testing.assert_array_equal(svm.predict(), ref.predict(g.X))
+    np.testing.assert_array_equal(svm.predict(g.X[:7]), ref.predict(g.X[:7]))
+    np.testing.assert_array_equal(svm.predict(), np.argmax(svm.decision_function_, axis=1))
+    with pytest.raises(ConfigError, match="multiclass must be"):
+        KernelSVM(RBF, multiclass="ova").fit(g, yl)
+
+
 # ----------------------------------------------------------------------------- label spreading
 def test_label_spreading_equals_sklearn(blobs):
     g, y, yl = blobs
