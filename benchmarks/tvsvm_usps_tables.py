@@ -60,7 +60,8 @@ def run_method(graph, y, roles, method):
         m = role == UNLABELED
         out.append({"error": float(100 * np.mean(est.predict()[m] != y[m])), "seconds": sec,
                     "n_iter": int(getattr(est, "n_iter_", 0) or 0),
-                    "stop_reason": getattr(est, "stop_reason_", None)})
+                    "stop_reason": getattr(est, "stop_reason_", None),
+                    **getattr(est, "fit_metrics_", {})})
     return out
 
 

@@ -252,3 +252,67 @@ def test_cheeger_binary_mirror_recovered_from_a_mirrored_start(two_clusters, nam
     est.fit(graph, _one_label_each(y), n_classes=2)
     assert est.mirrored_
     assert np.mean(est.predict() != y) == 0.0
+
+
+def test_pairwise_fiedler_refine_recovers_the_bottleneck(three_clusters):
+    """A start that splits the union of two clusters by distance to their labeled points (here:
+    a third of cluster 1 assigned to class 2) is repaired pair by pair: each pair's sweep cut of
+    the oriented Fiedler vector is the bottleneck between the clusters; labels stay fixed."""
+    from gssl.solvers.tv import pairwise_fiedler_refine
+
+    graph, y = three_clusters
+    codes = _one_label_each(y)
+    lab = codes >= 0
+    start = y.copy()
+    wrong = np.flatnonzero((y == 1) & ~lab)[:15]
+    start[wrong] = 2
+    refined = pairwise_fiedler_refine(graph.W, start, lab, codes)
+    np.testing.assert_array_equal(refined, y)
+    np.testing.assert_array_equal(start[wrong], 2)              # the input is not modified
+
+
+@pytest.mark.parametrize("name", ["tv_rls", "tv_svm"])
+def test_diffusion_fiedler_keeps_the_lower_discrete_energy(three_clusters, name):
+    from gssl.optim.mtv_step import discrete_energy
+
+    graph, y = three_clusters
+    est = make_solver(name, {"kernel": RBF, "init": "diffusion_fiedler", "radius": "sqrt_n"})
+    est.fit(graph, _one_label_each(y), n_classes=3)
+    S = est.decision_function()
+    np.testing.assert_allclose(S.sum(axis=1), 1.0, atol=1e-10)
+    assert np.mean(est.predict() != y) == 0.0
+    assert 1 <= len(est.start_energies_) <= 2
+    assert est.start_chosen_ == int(np.argmin(est.start_energies_))
+    D = gradient_operator(graph.W)
+    assert discrete_energy(D, est.predict(), 3) == pytest.approx(min(est.start_energies_))
+    assert est.n_iter_ == len(est.history_)
+    assert est.fit_metrics_["start_chosen"] == est.start_chosen_
+    assert est.fit_metrics_["start_energy_0"] == est.start_energies_[0]
+
+
+def test_diffusion_fiedler_rejected_where_not_implemented(two_clusters):
+    graph, y = two_clusters
+    with pytest.raises(ConfigError, match="multiclass start"):
+        make_solver("tv_rls", {"kernel": RBF, "init": "diffusion_fiedler"}).fit(
+            graph, _one_label_each(y), n_classes=2)
+    for name in ("cheeger_rls", "cheeger_svm"):
+        with pytest.raises(ConfigError, match="TV-RLS and TV-SVM only"):
+            make_solver(name, {"init": "diffusion_fiedler"})
+
+
+def test_pairwise_fiedler_refine_cuts_the_bridge_next_to_a_labeled_node():
+    """Two 8-cliques joined by one edge, the labeled node of class 0 at the bridge: a start that
+    spread class 0 over half of the other clique (what propagation from a boundary label does)
+    is cut back at the bridge by the oriented Fiedler vector's sweep (one connected component
+    holding both labels)."""
+    from gssl.solvers.tv import pairwise_fiedler_refine
+
+    W = sp.block_diag([np.ones((8, 8)) - np.eye(8)] * 2, format="lil")
+    W[7, 8] = W[8, 7] = 1.0
+    truth = np.repeat([0, 1], 8)
+    codes = np.full(16, -1)
+    codes[7], codes[15] = 0, 1
+    start = truth.copy()
+    start[8:12] = 0
+    np.testing.assert_array_equal(pairwise_fiedler_refine(W.tocsr(), start, codes >= 0, codes),
+                                  truth)

@@ -138,6 +138,8 @@ def run_solver(features_path, graph_path, splits_path, split: int, method: dict,
     metrics = {"fit_seconds": fit_seconds, "load_seconds": t_fit - t_load,
                "n_labeled": int((role == LABELED).sum()), "n_nodes": int(y.shape[0]),
                "n_iter": float(getattr(est, "n_iter_", 0) or 0)}
+    # solver-specific diagnostics an estimator chooses to expose (e.g. which start won)
+    metrics.update({f"solver_{k}": float(v) for k, v in getattr(est, "fit_metrics_", {}).items()})
     for name, code in (("unlabeled", UNLABELED), ("validation", VALIDATION), ("test", TEST)):
         mask = role == code
         if mask.any():

@@ -1,7 +1,8 @@
 """Shared numerics of the solvers (linear solves, PCG pieces, primal manifold machines)."""
 
 from .fista import FistaResult, fista, l1_prox, project_l2_ball, soft_threshold
-from .graph_ops import diffuse, edge_list, gradient_norm_bound, gradient_operator, total_variation
+from .graph_ops import (diffuse, edge_list, gradient_norm_bound, gradient_operator,
+                        min_conductance_sweep, total_variation)
 from .linalg import relative_residual, solve_dense, solve_spd
 from .manifold_primal import (LaplacianPower, PrimalResult, laprlsc_closed_form, lapsvm_newton,
                               lapsvm_newton_ova, manifold_pcg, primal_gradient, primal_objective)
@@ -21,7 +22,8 @@ __all__ = sorted([
     "solve_dense", "solve_spd", "LaplacianPower", "PrimalResult", "laprlsc_closed_form",
     "lapsvm_newton", "lapsvm_newton_ova", "manifold_pcg", "primal_gradient", "primal_objective",
     "MTVResult", "balance",
-    "balance_subgradient", "diffuse", "discrete_energy", "lambda_median", "mtv_energy",
+    "balance_subgradient", "diffuse", "discrete_energy", "lambda_median", "min_conductance_sweep",
+    "mtv_energy",
     "mtv_minimize", "STOPPING", "GradientNormCheck", "IterationState", "MixedCheck",
     "ObjectiveDecreaseCheck", "StabilityCheck", "StoppingCriterion", "ValidationCheck",
     "default_check_every", "make_criterion", "piecewise_quadratic_line_search", "polak_ribiere",

@@ -19,7 +19,8 @@ class SemiSupervisedClassifier(ClassifierMixin, BaseEstimator):
 
     Fitted attributes: classes_ (C,), transduction_ (n,) labels of every graph node,
     decision_function_ (n, C) scores (argmax = label), n_iter_, history_ (list of dicts),
-    converged_ and stop_reason_ (for iterative methods; direct solves report True, "direct solve").
+    converged_ and stop_reason_ (for iterative methods; direct solves report True, "direct solve"),
+    optionally fit_metrics_ (name -> number: solver diagnostics, logged as ``solver_<name>``).
     """
 
     def check_params(self) -> None:

@@ -46,16 +46,20 @@ import numpy as np
 import scipy.linalg as sla
 import scipy.sparse as sp
 import scipy.sparse.linalg as spla
+from scipy.sparse.csgraph import connected_components
 
 from ..errors import ConfigError, SolverError
 from ..kernels import kernel_matrix, validate_kernel
-from ..optim.graph_ops import diffuse, gradient_norm_bound, gradient_operator
+from ..optim.graph_ops import (diffuse, gradient_norm_bound, gradient_operator,
+                               min_conductance_sweep)
+from ..optim.mtv_step import discrete_energy
 from ..optim.qp import qp_box_equality, qp_diagonal
 from ..optim.simplex import project_simplex
 from ..optim.tv import rof_prox
 from .base import SemiSupervisedClassifier, check_nonnegative, check_positive, require_features
 
 _DEFAULT_KERNEL = {"kind": "rbf", "sigma": 1.0}
+_INITS = ("parzen", "eigenmap", "diffusion", "diffusion_fiedler")
 
 
 def cheeger_energy(D, f) -> np.ndarray | float:
@@ -103,6 +107,54 @@ def eigenmap_start(W, lab, Yl, n_vectors=None) -> np.ndarray:
     return U @ A
 
 
+def pairwise_fiedler_refine(W, assign, lab, codes) -> np.ndarray:
+    """Refine a multiclass assignment one pair of classes at a time (start of ``init:
+    diffusion_fiedler``). For each pair (a, b), on each connected component of the subgraph of
+    the nodes assigned to a or b: a component labeled by one class only goes to that class, one
+    without labels is left as it is, and one with labels of both is split at the bottleneck --
+    the Fiedler vector oriented by its labels (``eigenmap_start``, +1 on a's labeled nodes, -1 on
+    b's), cut at the threshold of lowest conductance among those that leave a's labeled nodes on
+    one side and b's on the other (``min_conductance_sweep``; left as it is when no threshold
+    does). This repairs the union of two classes that label propagation split by distance to the
+    two labeled points (a labeled point near the boundary). Returns a copy; labels kept."""
+    W = sp.csr_matrix(W)
+    c = np.asarray(assign).copy()
+    c[lab] = codes[lab]
+    n_classes = int(codes.max()) + 1
+    for a in range(n_classes):
+        for b in range(a + 1, n_classes):
+            S = np.flatnonzero((c == a) | (c == b))
+            n_comp, comp = connected_components(W[S][:, S], directed=False)
+            for k in range(n_comp):
+                T = S[comp == k]
+                has_a, has_b = np.any(codes[T] == a), np.any(codes[T] == b)
+                if has_a and has_b:
+                    split = _fiedler_split(W[T][:, T], codes[T], a, b) if T.size > 2 else None
+                    if split is not None:
+                        c[T] = split
+                elif has_a or has_b:
+                    c[T] = a if has_a else b
+    return c
+
+
+def _fiedler_split(WT, codes, a, b) -> np.ndarray:
+    """Assignment (a or b per node) of a connected graph holding labels of both (codes -1
+    elsewhere) by the sweep cut of its label-oriented Fiedler vector; None when no threshold
+    separates a's labeled nodes from b's."""
+    labT = codes >= 0
+    yl = np.where(codes[labT] == a, 1.0, -1.0)
+    order = np.argsort(-eigenmap_start(WT, labT, yl).ravel(), kind="stable")
+    pos = np.empty(order.size, dtype=np.int64)
+    pos[order] = np.arange(order.size)
+    lab_pos = pos[np.flatnonzero(labT)]
+    lo, hi = lab_pos[yl > 0].max() + 1, lab_pos[yl < 0].min()
+    if lo > hi:
+        return None
+    out = np.full(order.size, b)
+    out[order[:min_conductance_sweep(WT, order, lo, hi)]] = a
+    return out
+
+
 class _TVBase(SemiSupervisedClassifier):
     """Shared parameters, checks and set-up (kernel, gradient operator, targets)."""
 
@@ -123,10 +175,12 @@ class _TVBase(SemiSupervisedClassifier):
             v = getattr(self, name)
             if isinstance(v, bool) or not isinstance(v, (int, np.integer)) or v < 1:
                 raise ConfigError(f"{self._name}: {name} must be an integer >= 1, got {v!r}")
-        if getattr(self, "init", "parzen") not in ("parzen", "eigenmap", "diffusion"):
+        if getattr(self, "init", "parzen") not in _INITS:
             raise ConfigError(f"{self._name}: init must be 'parzen' (g0 = K[:, labeled] y), "
-                              f"'eigenmap' (semi-supervised Laplacian eigenmap) or 'diffusion' "
-                              f"(labels propagated by (I + dt L)^-1), got {self.init!r}")
+                              f"'eigenmap' (semi-supervised Laplacian eigenmap), 'diffusion' "
+                              f"(labels propagated by (I + dt L)^-1) or 'diffusion_fiedler' "
+                              f"(multiclass TV: diffusion and its pairwise Fiedler refinement, "
+                              f"lower discrete energy kept), got {self.init!r}")
         check_positive(self._name, diffusion_dt=getattr(self, "diffusion_dt", 1.0))
         if not isinstance(self.normalize, bool):
             raise ConfigError(f"{self._name}: normalize must be true or false, "
@@ -159,8 +213,57 @@ class _TVBase(SemiSupervisedClassifier):
         K, D, lab, Y = self._setup(graph, codes, n_classes,
                                    pm_one_multiclass=self._pm_one_multiclass)
         self._start()
-        out = self._binary(K, D, lab, Y[:, 0]) if n_classes == 2 else self._multi(K, D, lab, Y)
+        multistart = getattr(self, "init", "parzen") == "diffusion_fiedler"
+        if n_classes == 2 and multistart:
+            raise ConfigError(f"{self._name}: init 'diffusion_fiedler' is a multiclass start; "
+                              f"for two classes use 'eigenmap' (the oriented Fiedler vector)")
+        if n_classes == 2:
+            out = self._binary(K, D, lab, Y[:, 0])
+        elif multistart:
+            out = self._best_of_starts(lambda: self._multi(K, D, lab, Y), K, D, lab, Y)
+        else:
+            out = self._multi(K, D, lab, Y)
         self._finish()
+        return out
+
+    def _best_of_starts(self, solve, K, D, lab, Y):
+        """``init: diffusion_fiedler``: run the multiclass iteration from the one-hot diffusion
+        start and from its pairwise Fiedler refinement (``pairwise_fiedler_refine``) and keep the
+        final partition with the lower discrete energy (P) sum_r Cut(A_r, A_r^c) /
+        min(lambda |A_r|, |A_r^c|), lambda = C - 1 -- the criterion Bresson et al.'s MTV uses to
+        choose among its starts; the method's own normalized objective does not rank the
+        partitions by quality (docs/reproduction.md). ``start_energies_`` holds the energies,
+        ``start_chosen_`` the index of the kept run (0 = diffusion); both go to the run's metrics
+        (``fit_metrics_``)."""
+        n_classes = Y.shape[1]
+        Y01 = (Y[lab] > 0).astype(float)
+        codes = np.full(lab.size, -1)
+        codes[lab] = np.argmax(Y01, axis=1)
+        first = np.argmax(self._simplex_start(K, lab, Y01), axis=1)
+        first[lab] = codes[lab]
+        starts = [first]
+        refined = pairwise_fiedler_refine(self._W, first, lab, codes)
+        if np.any(refined != first):
+            starts.append(refined)
+        best, prox_total, self.start_energies_ = None, 0, []
+        for idx, start in enumerate(starts):
+            self._start()
+            self._start_override = np.eye(n_classes)[start]
+            out = solve()
+            prox_total += self._prox_iters
+            energy = discrete_energy(D, np.argmax(out, axis=1), n_classes)
+            self.start_energies_.append(energy)
+            if best is None or energy < best[0]:
+                best = (energy, idx, out, self.history_, self.n_iter_, self.converged_,
+                        self.stop_reason_, getattr(self, "dual_coef_", None))
+        self._start_override = None
+        (_, self.start_chosen_, out, self.history_, self.n_iter_, self.converged_,
+         self.stop_reason_, self.dual_coef_) = best
+        if self.dual_coef_ is None:
+            del self.dual_coef_
+        self._prox_iters = prox_total
+        self.fit_metrics_ = {"start_chosen": self.start_chosen_,
+                             **{f"start_energy_{i}": e for i, e in enumerate(self.start_energies_)}}
         return out
 
     def _g0(self, K, lab, Yl):
@@ -171,7 +274,7 @@ class _TVBase(SemiSupervisedClassifier):
         init = getattr(self, "init", "parzen")
         if init == "eigenmap":
             return eigenmap_start(self._W, lab, Yl)
-        if init == "diffusion":
+        if init in ("diffusion", "diffusion_fiedler"):
             F = np.zeros((lab.size, Yl.shape[1]))
             F[lab] = Yl
             return diffuse(self._W, F, dt=self.diffusion_dt, max_iter=500)
@@ -182,8 +285,10 @@ class _TVBase(SemiSupervisedClassifier):
         whose one-hot arg-max is used -- the propagated scores are tiny (one unit of mass per
         label spread over n nodes), so their projection is within ~1e-3 of the uniform point 1/C
         and the sphere step would turn that offset into the whole signal."""
+        if getattr(self, "_start_override", None) is not None:       # _best_of_starts
+            return self._start_override.copy()
         g0 = self._g0(K, lab, Y01)
-        if getattr(self, "init", "parzen") == "diffusion":
+        if getattr(self, "init", "parzen") in ("diffusion", "diffusion_fiedler"):
             return np.eye(Y01.shape[1])[np.argmax(g0, axis=1)]
         return project_simplex(g0)
 
@@ -358,6 +463,13 @@ class TVRLS(_TVBase):
 # ---------------------------------------------------------------------------------------------
 class _CheegerBase(_TVBase):
     """Cheeger-cut iteration (29)-(36) / (114)-(122) around a regression step e = S(g)."""
+
+    def _check_common(self):
+        super()._check_common()
+        if self.init == "diffusion_fiedler":
+            raise ConfigError(f"{self._name}: init 'diffusion_fiedler' (two starts, lower "
+                              f"discrete energy kept) is implemented for TV-RLS and TV-SVM only; "
+                              f"use 'diffusion'")
 
     def _cheeger(self, K, D, lab, Y, regress):
         n, C = Y.shape
