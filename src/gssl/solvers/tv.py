@@ -137,7 +137,7 @@ def pairwise_fiedler_refine(W, assign, lab, codes) -> np.ndarray:
     return c
 
 
-def _fiedler_split(WT, codes, a, b) -> np.ndarray:
+def _fiedler_split(WT, codes, a, b) -> np.ndarray | None:
     """Assignment (a or b per node) of a connected graph holding labels of both (codes -1
     elsewhere) by the sweep cut of its label-oriented Fiedler vector; None when no threshold
     separates a's labeled nodes from b's."""
