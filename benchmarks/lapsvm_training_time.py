@@ -4,29 +4,36 @@ early stopping, with the Gram matrix K and the Laplacian power M = L^p precomput
 For each dataset: the graph and splits of benchmarks/lapsvm_table4.py (same k, sigma, p, protocol
 melacci_cv); gamma_A, gamma_I and the PCG stopping criterion from that script's results
 (results/benchmarks/lapsvm_table4/<dataset>.json: the Newton parameters and the early-stopping
-criterion with the lowest mean validation error), or the defaults below when absent. Times are
+criterion with the lowest mean validation error); when absent, the Newton parameters written into
+config/experiments/lapsvm_primal.yaml (the same selection) and ``--stopping``. Times are
 wall-clock seconds of the training only (one-vs-all over every class), mean (std) over the
 first ``--splits`` splits; the ratios are dual / PCG and Newton / PCG. The process CPU time of the
 same calls is printed below each row ("cpu"): on a shared machine it is the less noisy figure
-(with OMP_NUM_THREADS=1 it equals the wall time of an idle machine).
+(with OMP_NUM_THREADS=1 it equals the wall time of an idle machine). PCG is timed twice in the
+same run: with the library's symmetric product (BLAS dsymv on one triangle of K) and with the
+general ``K @ u`` ("pcg K@u"), the before/after of that change.
 
 ``--large`` adds the 14,000-point Fashion-MNIST T-shirt/top vs Shirt pair (in place of the paper's
 MNIST3VS8, which the mirror cannot rebuild): pixels / 255, polynomial kernel (<x, y>/784 + 1)^9,
 kNN graph k=10 heat weights, normalized Laplacian, p=1, 80 labeled / 80 validation / 1,984 test as
 Table 2's MNIST3VS8 row (one split: the T points are a random 1,984 of the 14,000).
 
-    OMP_NUM_THREADS=2 nice -n 10 .venv/bin/python benchmarks/lapsvm_training_time.py --splits 3
+    OMP_NUM_THREADS=1 .venv/bin/python benchmarks/lapsvm_training_time.py --splits 3 \
+        --stopping g50c=validation coil20b=validation pcmac=stability uspstb=mixed \
+        coil20=mixed uspst=stability
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import sys
 import time
 from pathlib import Path
 
 import numpy as np
+import yaml
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
@@ -35,6 +42,7 @@ from lapsvm_table4 import DATASETS, prepare  # noqa: E402
 from gssl.datasets import load, select  # noqa: E402
 from gssl.graphs import build_graph, matrix_power  # noqa: E402
 from gssl.kernels import kernel_matrix  # noqa: E402
+from gssl.optim import manifold_primal  # noqa: E402
 from gssl.optim.manifold_primal import LaplacianPower, lapsvm_newton_ova, manifold_pcg  # noqa: E402
 from gssl.optim.pcg import default_check_every, make_criterion  # noqa: E402
 from gssl.solvers.base import ova_targets  # noqa: E402
@@ -47,18 +55,27 @@ PAPER = {"g50c": (0.155, 0.134, 0.043), "coil20b": (0.311, 0.367, 0.097),
          "coil20": (6.321, 7.26, 3.487), "uspst": (12.25, 17.74, 2.032),
          "fashion14k": (2064.18, 2824.174, 114.441)}   # the paper's row is MNIST3VS8
 DEFAULT = {"gamma_A": 1e-2, "gamma_I": 1.0, "stopping": "stability"}
+CONFIG = Path(__file__).resolve().parents[1] / "config" / "experiments" / "lapsvm_primal.yaml"
 
 
-def chosen(name, results_dir):
+def chosen(name, results_dir, stopping=None):
+    """(gamma_A, gamma_I) and PCG criterion of Table 4: from lapsvm_table4.py's JSON result (the
+    Newton parameters, the early stop with the lowest mean validation error) when present, else
+    the Newton parameters of config/experiments/lapsvm_primal.yaml (the same selection, written
+    into the config) with ``stopping`` (default "stability")."""
     path = Path(results_dir, f"{name}.json")
     if not path.exists():
-        return dict(DEFAULT, source="defaults (no lapsvm_table4 result)")
+        params = yaml.safe_load(CONFIG.read_text())["methods"][f"lsp_{name}_newton"]["params"]
+        return {"gamma_A": params["gamma_A"], "gamma_I": params["gamma_I"],
+                "stopping": stopping or "stability",
+                "source": f"{CONFIG.name} (lsp_{name}_newton), stopping "
+                          f"{'--stopping' if stopping else 'default'}"}
     rows = json.loads(path.read_text())["rows"]
     p = rows["LapSVM Newton"]["params"]
     pcg = {k: v for k, v in rows.items() if k.startswith("LapSVM PCG")}
     best = min(pcg, key=lambda k: (pcg[k]["err_V"][0], pcg[k]["seconds"][0]))
     return {"gamma_A": p["gamma_A"], "gamma_I": p["gamma_I"],
-            "stopping": pcg[best]["params"]["stopping"], "source": str(path)}
+            "stopping": stopping or pcg[best]["params"]["stopping"], "source": str(path)}
 
 
 def fashion14k(raw_dir, seed=0):
@@ -111,21 +128,37 @@ def time_split(K, Mp, y, role, g, stopping, newton=True):
         out["newton_err_T"] = _err(np.column_stack([r.f for r in res]), y, test, n_classes)
     val = np.flatnonzero(role == VALIDATION)
     unl = np.flatnonzero((role != LABELED) & (role != VALIDATION))  # as LapSVMPCG: U and T nodes
-    every = default_check_every(K.shape[0])
-    t0, c0 = time.perf_counter(), time.process_time()
-    iters, fs = [], []
-    for c in range(Y.shape[1]):
-        pos = 1 if n_classes == 2 else c
-        res = manifold_pcg(K, M, lab, Y[:, c], g["gamma_A"], g["gamma_I"],
-                           criterion=make_criterion(stopping, every), unlabeled=unl,
-                           validation=(val, np.where(y[val] == pos, 1.0, -1.0)),
-                           record_history=False)
-        iters.append(res.n_iter)
-        fs.append(res.f)
-    out["pcg"], out["pcg_cpu"] = time.perf_counter() - t0, time.process_time() - c0
-    out["pcg_iters"] = float(np.mean(iters))
-    out["pcg_err_T"] = _err(np.column_stack(fs), y, test, n_classes)
+    for key, general in (("pcg", False), ("pcg_gemv", True)):
+        with general_product(general):
+            t0, c0 = time.perf_counter(), time.process_time()
+            iters, fs = [], []
+            for c in range(Y.shape[1]):
+                pos = 1 if n_classes == 2 else c
+                res = manifold_pcg(K, M, lab, Y[:, c], g["gamma_A"], g["gamma_I"],
+                                   criterion=make_criterion(stopping,
+                                                            default_check_every(K.shape[0])),
+                                   unlabeled=unl,
+                                   validation=(val, np.where(y[val] == pos, 1.0, -1.0)),
+                                   record_history=False)
+                iters.append(res.n_iter)
+                fs.append(res.f)
+            out[key], out[f"{key}_cpu"] = time.perf_counter() - t0, time.process_time() - c0
+            out[f"{key}_iters"] = float(np.mean(iters))
+            out[f"{key}_err_T"] = _err(np.column_stack(fs), y, test, n_classes)
     return out
+
+
+@contextlib.contextmanager
+def general_product(active):
+    """With ``active``, PCG's product K u is the general ``K @ u`` (BLAS gemv, all of K) instead
+    of the library's dsymv on one triangle: the before/after of that change in the same run."""
+    saved = manifold_primal.symmetric_matvec
+    if active:
+        manifold_primal.symmetric_matvec = lambda K: K.__matmul__
+    try:
+        yield
+    finally:
+        manifold_primal.symmetric_matvec = saved
 
 
 def markdown(table):
@@ -135,8 +168,9 @@ def markdown(table):
     e = lambda v: "-" if v != v else f"{v:.2f}"  # noqa: E731
     lines = ["| dataset | n | dual (s) | Newton (s) | PCG (s) | PCG stop | dual/PCG | Newton/PCG "
              "| paper dual | paper Newton | paper PCG | paper dual/PCG | paper Newton/PCG "
-             "| CPU s dual / Newton / PCG (ratios) | T err % dual / Newton / PCG |",
-             "|" + "---|" * 15]
+             "| CPU s dual / Newton / PCG (ratios) | T err % dual / Newton / PCG "
+             "| CPU s PCG with K @ u (dsymv gain) |",
+             "|" + "---|" * 16]
     for name, r in table.items():
         pd, pn, pp = r["paper"]
         cell = lambda k: f"{f(r[k][0])} ({f(r[k][1])})"  # noqa: E731
@@ -147,7 +181,9 @@ def markdown(table):
             f"{pd / pp:.1f}x | {pn / pp:.1f}x | {f(r['dual_cpu'][0])} / {f(r['newton_cpu'][0])} / "
             f"{f(r['pcg_cpu'][0])} ({x(r['ratio_dual_pcg_cpu'])}, "
             f"{x(r['ratio_newton_pcg_cpu'])}) | {e(r['dual_err_T'][0])} / "
-            f"{e(r['newton_err_T'][0])} / {e(r['pcg_err_T'][0])} |")
+            f"{e(r['newton_err_T'][0])} / {e(r['pcg_err_T'][0])} | "
+            f"{f(r.get('pcg_gemv_cpu', [np.nan])[0])} "
+            f"({x(r.get('ratio_pcg_gemv_pcg_cpu', np.nan))}) |")
     return "\n".join(lines)
 
 
@@ -160,6 +196,10 @@ def main():
     ap.add_argument("--skip-newton", nargs="*", default=[], metavar="DATASET",
                     help="do not time Newton on these datasets (e.g. fashion14k: 5+ dense "
                          "(n+1)-systems of 14,001 unknowns)")
+    ap.add_argument("--stopping", nargs="*", default=[], metavar="DATASET=CRITERION",
+                    help="PCG early stop per dataset when lapsvm_table4.py's result is absent "
+                         "(Table 3: g50c=validation coil20b=validation pcmac=stability "
+                         "uspstb=mixed coil20=mixed uspst=stability; default stability)")
     ap.add_argument("--raw-dir", default="resources/raw")
     ap.add_argument("--results", default="results/benchmarks/lapsvm_table4")
     ap.add_argument("--out", default="results/benchmarks/lapsvm_training_time.json")
@@ -174,6 +214,7 @@ def main():
         print(markdown(table))
         return
     names = list(args.datasets) + (["fashion14k"] if args.large else [])
+    stopping = dict(item.split("=", 1) for item in args.stopping)
     table = {}
     print(f"{'dataset':10s} {'n':>6s} {'dual':>16s} {'newton':>16s} {'pcg':>16s}  stop       "
           f"dual/pcg (paper)  newton/pcg (paper)  newton steps  pcg iters  T error (%)")
@@ -185,7 +226,7 @@ def main():
             cfg = DATASETS[name]
             graph, y, roles = prepare(name, cfg, args.raw_dir)
             kernel, p = {"kind": "rbf", "sigma": cfg["sigma"]}, cfg["p"]
-            g = chosen(name, args.results)
+            g = chosen(name, args.results, stopping.get(name))
         K = kernel_matrix(graph.X, None, kernel)
         Mp = matrix_power(graph.laplacian("normalized", 1), p)
         runs = [time_split(K, Mp, y, roles[s], g, g["stopping"],
@@ -210,6 +251,10 @@ def main():
               f"{agg['newton_err_T'][0]:.2f} pcg {agg['pcg_err_T'][0]:.2f}", flush=True)
         print(f"{'  cpu':10s} {'':6s} {fmt('dual_cpu')} {fmt('newton_cpu')} {fmt('pcg_cpu')}  "
               f"{'':10s} {ratio_cpu[0]:6.1f}x          {ratio_cpu[1]:6.1f}x", flush=True)
+        table[name]["ratio_pcg_gemv_pcg_cpu"] = agg["pcg_gemv_cpu"][0] / agg["pcg_cpu"][0]
+        print(f"{'  pcg K@u':10s} {'':6s} {fmt('pcg_gemv_cpu')} CPU s with the general product "
+              f"(same iterations: {agg['pcg_gemv_iters'][0]:.1f}); dsymv is "
+              f"{table[name]['ratio_pcg_gemv_pcg_cpu']:.2f}x faster", flush=True)
         del K
     Path(args.out).parent.mkdir(parents=True, exist_ok=True)
     Path(args.out).write_text(json.dumps(table, indent=1) + "\n")

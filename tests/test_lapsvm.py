@@ -16,7 +16,7 @@ from gssl.optim import (GradientNormCheck, IterationState, LaplacianPower, Mixed
                         default_check_every, laprlsc_closed_form, lapsvm_newton,
                         lapsvm_newton_ova, manifold_pcg,
                         piecewise_quadratic_line_search, polak_ribiere, primal_gradient,
-                        primal_objective)
+                        primal_objective, symmetric_matvec)
 from gssl.solvers.lapsvm import LapRLSC, LapSVMDual, LapSVMNewton, LapSVMPCG
 from gssl.solvers.registry import make_solver
 from gssl.solvers.rls import LaplacianRLS
@@ -229,6 +229,29 @@ def test_unnormalized_laplacian_and_bias():
     r1 = lapsvm_newton(K, M, lab, yl, 1e-2, 1.0)
     r2 = manifold_pcg(K, M, lab, yl, 1e-2, 1.0, tol=1e-12, max_iter=5000)
     assert abs(r1.objective - r2.objective) <= 1e-6 * r1.objective
+
+
+@pytest.mark.parametrize("order", ["C", "F", "strided"])
+def test_symmetric_matvec_equals_dense_product(order):
+    X, *_ = small_problem(60, 1)
+    K = kernel_matrix(X, None, RBF)
+    if order == "F":
+        K = np.asfortranarray(K)
+    elif order == "strided":                      # a view that is neither C nor F contiguous
+        K = np.kron(K, np.ones((2, 2)))[::2, ::2]
+    v = np.random.default_rng(1).normal(size=K.shape[0])
+    np.testing.assert_allclose(symmetric_matvec(K)(v), K @ v, rtol=1e-13, atol=1e-13)
+
+
+def test_symmetric_matvec_rejects_asymmetric_and_non_square():
+    A = np.random.default_rng(0).normal(size=(30, 30))
+    with pytest.raises(SolverError, match="not symmetric"):
+        symmetric_matvec(A)
+    with pytest.raises(SolverError, match="square"):
+        symmetric_matvec(A[:, :20])
+    X, y, g, K, M, lab, yl = small_problem(40, 1)
+    with pytest.raises(SolverError, match="not symmetric"):
+        manifold_pcg(K + np.triu(np.full_like(K, 0.1), 1), M, lab, yl, 1e-2, 1.0)
 
 
 def test_param_validation():

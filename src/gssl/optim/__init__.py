@@ -3,7 +3,7 @@
 from .fista import FistaResult, fista, l1_prox, project_l2_ball, soft_threshold
 from .graph_ops import (diffuse, edge_list, gradient_norm_bound, gradient_operator,
                         min_conductance_sweep, total_variation)
-from .linalg import relative_residual, solve_dense, solve_spd
+from .linalg import relative_residual, solve_dense, solve_spd, symmetric_matvec
 from .manifold_primal import (LaplacianPower, PrimalResult, laprlsc_closed_form, lapsvm_newton,
                               lapsvm_newton_ova, manifold_pcg, primal_gradient, primal_objective)
 from .mtv_step import (MTVResult, balance, balance_subgradient, discrete_energy,
@@ -19,7 +19,8 @@ from .tv import rof_objective, rof_prox
 __all__ = sorted([
     "FistaResult", "fista", "l1_prox", "project_l2_ball", "soft_threshold", "edge_list",
     "gradient_norm_bound", "gradient_operator", "total_variation", "relative_residual",
-    "solve_dense", "solve_spd", "LaplacianPower", "PrimalResult", "laprlsc_closed_form",
+    "solve_dense", "solve_spd", "symmetric_matvec", "LaplacianPower", "PrimalResult",
+    "laprlsc_closed_form",
     "lapsvm_newton", "lapsvm_newton_ova", "manifold_pcg", "primal_gradient", "primal_objective",
     "MTVResult", "balance",
     "balance_subgradient", "diffuse", "discrete_energy", "lambda_median", "min_conductance_sweep",

@@ -13,8 +13,9 @@ u = J_E (f - y) + gamma_A alpha + gamma_I M f the gradient is
     grad_alpha = K u,    grad_b = 1' (J_E (f - y) + gamma_I M f),
 
 so preconditioning by blockdiag(K, 1) gives the preconditioned gradient (u, grad_b) at no extra
-cost. One PCG iteration needs one dense product K u (it also yields K d for the next direction)
-and p sparse products with L; K M K is never formed.
+cost. One PCG iteration needs one dense product K u (it also yields K d for the next direction;
+BLAS dsymv, which reads one triangle of the symmetric K) and p sparse products with L; K M K is
+never formed.
 """
 
 from __future__ import annotations
@@ -26,7 +27,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from ..errors import SolverError
-from .linalg import solve_dense
+from .linalg import solve_dense, symmetric_matvec
 from .pcg import IterationState, StoppingCriterion, piecewise_quadratic_line_search, polak_ribiere
 
 
@@ -154,6 +155,7 @@ def lapsvm_newton(K, M, lab, y_lab, gamma_A, gamma_I, max_iter=50, MK=None, M1=N
     """
     t0 = time.perf_counter()
     K = np.asarray(K, dtype=np.float64)
+    K_times = symmetric_matvec(K)       # the one dense product per iteration, on one triangle
     n = K.shape[0]
     lab = np.asarray(lab)
     y = _targets(y_lab)
@@ -235,6 +237,7 @@ def manifold_pcg(K, M, lab, y_lab, gamma_A, gamma_I, loss="squared_hinge",
     """
     t0 = time.perf_counter()
     K = np.asarray(K, dtype=np.float64)
+    K_times = symmetric_matvec(K)       # the one dense product per iteration, on one triangle
     n = K.shape[0]
     lab = np.asarray(lab)
     y = _targets(y_lab)
@@ -282,7 +285,7 @@ def manifold_pcg(K, M, lab, y_lab, gamma_A, gamma_I, loss="squared_hinge",
         v = e + gamma_I * Mf
         u = v + gamma_A * alpha
         g_b = float(v.sum())
-        Ku = K @ u
+        Ku = K_times(u)
         zg = float(u @ Ku) + g_b * g_b
         gn = np.sqrt(max(zg, 0.0))
         if gn0 is None:
