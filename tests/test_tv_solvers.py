@@ -271,7 +271,7 @@ def test_pairwise_fiedler_refine_recovers_the_bottleneck(three_clusters):
     np.testing.assert_array_equal(start[wrong], 2)              # the input is not modified
 
 
-@pytest.mark.parametrize("name", ["tv_rls", "tv_svm"])
+@pytest.mark.parametrize("name", ["tv_rls", "tv_svm", "cheeger_rls", "cheeger_svm"])
 def test_diffusion_fiedler_keeps_the_lower_discrete_energy(three_clusters, name):
     from gssl.optim.mtv_step import discrete_energy
 
@@ -290,14 +290,12 @@ def test_diffusion_fiedler_keeps_the_lower_discrete_energy(three_clusters, name)
     assert est.fit_metrics_["start_energy_0"] == est.start_energies_[0]
 
 
-def test_diffusion_fiedler_rejected_where_not_implemented(two_clusters):
+@pytest.mark.parametrize("name", ["tv_rls", "tv_svm", "cheeger_rls", "cheeger_svm"])
+def test_diffusion_fiedler_rejected_for_two_classes(two_clusters, name):
     graph, y = two_clusters
     with pytest.raises(ConfigError, match="multiclass start"):
-        make_solver("tv_rls", {"kernel": RBF, "init": "diffusion_fiedler"}).fit(
+        make_solver(name, {"kernel": RBF, "init": "diffusion_fiedler"}).fit(
             graph, _one_label_each(y), n_classes=2)
-    for name in ("cheeger_rls", "cheeger_svm"):
-        with pytest.raises(ConfigError, match="TV-RLS and TV-SVM only"):
-            make_solver(name, {"init": "diffusion_fiedler"})
 
 
 def test_pairwise_fiedler_refine_cuts_the_bridge_next_to_a_labeled_node():

@@ -22,8 +22,10 @@ Conventions the paper leaves open (documented in docs/reproduction.md (TV-SVM se
   * the start g0 (not in the paper): ``init: parzen`` = the Parzen-window spread of the labels
     K[:, lab] y_lab, ``init: eigenmap`` = the semi-supervised Laplacian eigenmap
     (``eigenmap_start``), or ``init: diffusion`` = the labels propagated by (I + dt L)^-1 (the
-    start (b) of Bresson et al.'s MTV clustering; multiclass: its one-hot arg-max), normalized
-    like the iterates; multipliers start at 0 and follow the standard augmented Lagrangian
+    start (b) of Bresson et al.'s MTV clustering; multiclass: its one-hot arg-max), or, for the
+    multiclass TV and Cheeger iterations, ``init: diffusion_fiedler`` = two runs, from the
+    diffusion start and from its pairwise Fiedler refinement, the lower discrete energy kept;
+    normalized like the iterates; multipliers start at 0 and follow the standard augmented Lagrangian
     update (the paper writes it for the binary case only). The
     normalized problems are non-convex: the Parzen start (a split by kernel distance to the labeled
     points) lands on some draws in the basin of an unbalanced cut;
@@ -179,7 +181,7 @@ class _TVBase(SemiSupervisedClassifier):
             raise ConfigError(f"{self._name}: init must be 'parzen' (g0 = K[:, labeled] y), "
                               f"'eigenmap' (semi-supervised Laplacian eigenmap), 'diffusion' "
                               f"(labels propagated by (I + dt L)^-1) or 'diffusion_fiedler' "
-                              f"(multiclass TV: diffusion and its pairwise Fiedler refinement, "
+                              f"(multiclass: diffusion and its pairwise Fiedler refinement, "
                               f"lower discrete energy kept), got {self.init!r}")
         check_positive(self._name, diffusion_dt=getattr(self, "diffusion_dt", 1.0))
         if not isinstance(self.normalize, bool):
@@ -187,6 +189,9 @@ class _TVBase(SemiSupervisedClassifier):
                               f"got {self.normalize!r}")
 
     def _setup(self, graph, codes, n_classes, pm_one_multiclass=False):
+        if n_classes == 2 and getattr(self, "init", "parzen") == "diffusion_fiedler":
+            raise ConfigError(f"{self._name}: init 'diffusion_fiedler' is a multiclass start; "
+                              f"for two classes use 'eigenmap' (the oriented Fiedler vector)")
         X = require_features(graph, self._name)
         t0 = time.perf_counter()
         self.K_ = K = kernel_matrix(X, None, self.kernel)
@@ -213,18 +218,19 @@ class _TVBase(SemiSupervisedClassifier):
         K, D, lab, Y = self._setup(graph, codes, n_classes,
                                    pm_one_multiclass=self._pm_one_multiclass)
         self._start()
-        multistart = getattr(self, "init", "parzen") == "diffusion_fiedler"
-        if n_classes == 2 and multistart:
-            raise ConfigError(f"{self._name}: init 'diffusion_fiedler' is a multiclass start; "
-                              f"for two classes use 'eigenmap' (the oriented Fiedler vector)")
         if n_classes == 2:
             out = self._binary(K, D, lab, Y[:, 0])
-        elif multistart:
-            out = self._best_of_starts(lambda: self._multi(K, D, lab, Y), K, D, lab, Y)
         else:
-            out = self._multi(K, D, lab, Y)
+            out = self._solve_multi(lambda: self._multi(K, D, lab, Y), K, D, lab, Y)
         self._finish()
         return out
+
+    def _solve_multi(self, solve, K, D, lab, Y):
+        """The multiclass run ``solve()`` (returns the (n, C) simplex output), from two starts
+        under ``init: diffusion_fiedler`` (``_best_of_starts``)."""
+        if getattr(self, "init", "parzen") == "diffusion_fiedler":
+            return self._best_of_starts(solve, K, D, lab, Y)
+        return solve()
 
     def _best_of_starts(self, solve, K, D, lab, Y):
         """``init: diffusion_fiedler``: run the multiclass iteration from the one-hot diffusion
@@ -464,12 +470,14 @@ class TVRLS(_TVBase):
 class _CheegerBase(_TVBase):
     """Cheeger-cut iteration (29)-(36) / (114)-(122) around a regression step e = S(g)."""
 
-    def _check_common(self):
-        super()._check_common()
-        if self.init == "diffusion_fiedler":
-            raise ConfigError(f"{self._name}: init 'diffusion_fiedler' (two starts, lower "
-                              f"discrete energy kept) is implemented for TV-RLS and TV-SVM only; "
-                              f"use 'diffusion'")
+    def _cheeger_output(self, K, D, lab, Y, Y_fixed, regress):
+        """Binary scores [-f, f], or the multiclass simplex output (from two starts under
+        ``init: diffusion_fiedler``); ``Y_fixed``: the targets whose labeled rows are kept."""
+        if Y.shape[1] == 1:
+            f, _ = self._cheeger(K, D, lab, Y_fixed, regress)
+            return np.column_stack([-f[:, 0], f[:, 0]])
+        return self._solve_multi(lambda: self._cheeger(K, D, lab, Y_fixed, regress)[1],
+                                 K, D, lab, Y)
 
     def _cheeger(self, K, D, lab, Y, regress):
         n, C = Y.shape
@@ -538,9 +546,9 @@ class CheegerRLS(_CheegerBase):
         def regress(g):                                                  # (37)-(38)
             return K @ sla.cho_solve(cho, self.r * g, check_finite=False)
 
-        f, s = self._cheeger(K, D, lab, Y, regress)
+        out = self._cheeger_output(K, D, lab, Y, Y, regress)
         self._finish()
-        return np.column_stack([-f[:, 0], f[:, 0]]) if n_classes == 2 else s
+        return out
 
 
 class CheegerSVM(_CheegerBase):
@@ -574,10 +582,10 @@ class CheegerSVM(_CheegerBase):
         Y01 = Y.copy()
         if n_classes > 2:                      # the fixed labeled rows are one-hot on the simplex
             Y01[lab] = (Y[lab] + 1.0) / 2.0
-        f, s = self._cheeger(K, D, lab, Y01, svm)
+        out = self._cheeger_output(K, D, lab, Y, Y01, svm)
         self.qp_iterations_ = svm.qp_iters
         self._finish()
-        return np.column_stack([-f[:, 0], f[:, 0]]) if n_classes == 2 else s
+        return out
 
 
 class _DualSVMStep:
