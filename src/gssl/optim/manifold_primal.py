@@ -155,7 +155,6 @@ def lapsvm_newton(K, M, lab, y_lab, gamma_A, gamma_I, max_iter=50, MK=None, M1=N
     """
     t0 = time.perf_counter()
     K = np.asarray(K, dtype=np.float64)
-    K_times = symmetric_matvec(K)       # the one dense product per iteration, on one triangle
     n = K.shape[0]
     lab = np.asarray(lab)
     y = _targets(y_lab)

@@ -25,8 +25,8 @@ Conventions the paper leaves open (documented in docs/reproduction.md (TV-SVM se
     start (b) of Bresson et al.'s MTV clustering; multiclass: its one-hot arg-max), or, for the
     multiclass TV and Cheeger iterations, ``init: diffusion_fiedler`` = two runs, from the
     diffusion start and from its pairwise Fiedler refinement, the lower discrete energy kept;
-    normalized like the iterates; multipliers start at 0 and follow the standard augmented Lagrangian
-    update (the paper writes it for the binary case only). The
+    normalized like the iterates; multipliers start at 0 and follow the standard augmented
+    Lagrangian update (the paper writes it for the binary case only). The
     normalized problems are non-convex: the Parzen start (a split by kernel distance to the labeled
     points) lands on some draws in the basin of an unbalanced cut;
   * binary TV methods (normalized): the ADMM runs from g0 and from the mirrored start -g0 and the
