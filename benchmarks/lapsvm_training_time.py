@@ -128,6 +128,7 @@ def time_split(K, Mp, y, role, g, stopping, newton=True):
         out["newton_err_T"] = _err(np.column_stack([r.f for r in res]), y, test, n_classes)
     val = np.flatnonzero(role == VALIDATION)
     unl = np.flatnonzero((role != LABELED) & (role != VALIDATION))  # as LapSVMPCG: U and T nodes
+    every = default_check_every(K.shape[0])
     for key, general in (("pcg", False), ("pcg_gemv", True)):
         with general_product(general):
             t0, c0 = time.perf_counter(), time.process_time()
@@ -135,9 +136,7 @@ def time_split(K, Mp, y, role, g, stopping, newton=True):
             for c in range(Y.shape[1]):
                 pos = 1 if n_classes == 2 else c
                 res = manifold_pcg(K, M, lab, Y[:, c], g["gamma_A"], g["gamma_I"],
-                                   criterion=make_criterion(stopping,
-                                                            default_check_every(K.shape[0])),
-                                   unlabeled=unl,
+                                   criterion=make_criterion(stopping, every), unlabeled=unl,
                                    validation=(val, np.where(y[val] == pos, 1.0, -1.0)),
                                    record_history=False)
                 iters.append(res.n_iter)
