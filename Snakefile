@@ -1,9 +1,10 @@
 # gssl: graph-based semi-supervised learning benchmark.
 # Thin: load the embedded default config (extra --configfile files are merged over it), validate,
 # and include the rule files. See README.md for the config reference.
-# `snakemake --lint` asks for a conda env per rule; we deliberately do not declare one: every rule
-# runs gssl's own scripts, which need gssl itself installed (make run does that in .venv, or
-# `conda env create -f environment.yml`), so a per-rule env would only duplicate environment.yml.
+# Every rule declares `conda: "../../environment.yml"` (the project's one environment), so
+# `snakemake --use-conda` runs each job in it; without --use-conda the jobs run in the environment
+# Snakemake runs in (make run: .venv). Either way the jobs import gssl from where this Snakemake
+# imports it (make run: this checkout, installed editable); environment.yml says why.
 from snakemake.utils import min_version
 
 min_version("9.0")

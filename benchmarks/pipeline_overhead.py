@@ -2,11 +2,14 @@
 
 Prints, measured in one run on this machine:
   1. DAG construction time of a dry run for a config of >= 2,000 solve jobs;
-  2. per-job overhead of a trivial solve job (process start, imports, MLflow logging), from the
-     Snakemake benchmark files of real jobs, split into fit time and everything else;
-  3. MLflow logging time per run (log_run on the sqlite store, in-process, warm).
+  2. the solve stage on one cell of >= 20 cheap splits, run twice side by side: one job per split
+     (splits_per_job: 1) and one job for the cell (the default); per split: everything but the fit
+     (process start, imports, loading, MLflow logging), from the Snakemake benchmark files and
+     the jobs' own timings, and the ratio of the two;
+  3. MLflow logging time per run: in a batched job (its runs' share of the job's logging time,
+     connection included) and in-process warm (log_run on the sqlite store).
 
-    python benchmarks/pipeline_overhead.py [--jobs 2000] [--solve-jobs 8] [--log-runs 50]
+    python benchmarks/pipeline_overhead.py [--jobs 2000] [--splits 20] [--log-runs 50]
 
 Everything runs in a temporary copy of the workflow; nothing under results/ is touched.
 """
@@ -32,7 +35,8 @@ SNAKEMAKE = str(Path(sys.executable).with_name("snakemake"))
 
 
 def workspace(root: Path, config: dict) -> Path:
-    shutil.copy(REPO / "Snakefile", root)
+    for name in ("Snakefile", "environment.yml"):
+        shutil.copy(REPO / name, root)
     shutil.copytree(REPO / "workflow", root / "workflow")
     (root / "config").mkdir()
     (root / "config" / "config.yaml").write_text(yaml.safe_dump(config, sort_keys=False))
@@ -78,21 +82,28 @@ def dag_time(n_jobs: int) -> tuple[int, float]:
     return n_methods * 2 * 50, t
 
 
-def solve_overhead(n: int) -> dict:
-    cfg = config_for(1, max(1, n // 2))
+def solve_overhead(n_splits: int, per_job) -> dict:
+    """One cell of ``n_splits`` splits, ``per_job`` splits per solve job (None: the whole cell)."""
+    cfg = config_for(1, n_splits)
+    cfg["experiments"]["bench"]["protocols"] = ["lpc1"]
+    cfg["splits_per_job"] = per_job
     with tempfile.TemporaryDirectory() as tmp:
         ws = workspace(Path(tmp), cfg)
         snakemake(ws, "--cores", "1")
-        rows = []
+        jobs = []  # (wall time from Snakemake's benchmark file, the job's JSON output)
         for tsv in (ws / "results" / "benchmarks" / "solve").rglob("*.tsv"):
             with open(tsv) as fh:
-                rows.append(next(csv.DictReader(fh, delimiter="\t")))
-        results = [json.loads(p.read_text()) for p in (ws / "results" / "runs").rglob("*.json")]
-    wall = [float(r["s"]) for r in rows]
-    cpu = [float(r["cpu_time"]) for r in rows]
-    fit = [r["metrics"]["fit_seconds"] + r["metrics"]["load_seconds"] for r in results]
-    return {"jobs": len(rows), "wall_median": statistics.median(wall),
-            "cpu_median": statistics.median(cpu), "fit_median": statistics.median(fit)}
+                wall = float(next(csv.DictReader(fh, delimiter="\t"))["s"])
+            out = Path(str(tsv).replace("/benchmarks/solve/", "/runs/")).with_suffix(".json")
+            jobs.append((wall, json.loads(out.read_text())))
+    fit = [sum(s["metrics"]["fit_seconds"] for s in b["splits"]) for _, b in jobs]
+    n = sum(len(b["splits"]) for _, b in jobs)
+    wall = sum(w for w, _ in jobs)
+    log = sum(b["timings"]["log_seconds"] for _, b in jobs)
+    runs = n + len(jobs)  # the split runs and each job's parent run
+    return {"jobs": len(jobs), "splits": n, "wall": wall, "fit": sum(fit),
+            "overhead_per_split": (wall - sum(fit)) / n, "log_per_run": log / runs,
+            "job_overhead_median": statistics.median(w - f for (w, _), f in zip(jobs, fit))}
 
 
 def mlflow_log_time(n: int) -> dict:
@@ -119,7 +130,7 @@ def mlflow_log_time(n: int) -> dict:
 def main(argv=None) -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--jobs", type=int, default=2000, help="solve jobs in the dry-run config")
-    ap.add_argument("--solve-jobs", type=int, default=8, help="trivial solve jobs actually run")
+    ap.add_argument("--splits", type=int, default=20, help="splits of the cell solved both ways")
     ap.add_argument("--log-runs", type=int, default=50, help="MLflow runs logged in-process")
     args = ap.parse_args(argv)
 
@@ -132,16 +143,22 @@ def main(argv=None) -> None:
                                      "import gssl.solvers.registry, gssl.pipeline; "
                                      "print(time.perf_counter()-t)"], capture_output=True, text=True)
     jobs, t_dag = dag_time(args.jobs)
-    so = solve_overhead(args.solve_jobs)
+    single = solve_overhead(args.splits, 1)
+    batched = solve_overhead(args.splits, None)
     ml = mlflow_log_time(args.log_runs)
 
     print(f"machine: {os.cpu_count()} CPUs, Python {sys.version.split()[0]}")
     print(f"1. DAG construction, dry run of {jobs} solve jobs ({jobs + 8} jobs in all): "
           f"{t_dag:.1f} s ({1000 * t_dag / jobs:.2f} ms per job)")
-    print(f"2. trivial solve job, median over {so['jobs']} jobs run by snakemake --cores 1:")
-    print(f"     wall {so['wall_median']:.2f} s, CPU {so['cpu_median']:.2f} s, of which load+fit "
-          f"{so['fit_median']:.3f} s -> overhead {so['wall_median'] - so['fit_median']:.2f} s per job "
-          f"({so['wall_median'] / max(so['fit_median'], 1e-9):.0f}x the fit)")
+    print(f"2. one cell of {args.splits} cheap splits (RLS, 200 points), snakemake --cores 1:")
+    for name, r in (("one job per split", single), ("one job per cell ", batched)):
+        print(f"     {name}: {r['jobs']:>3} jobs, wall {r['wall']:6.1f} s, fits {r['fit']:.2f} s -> "
+              f"overhead {r['overhead_per_split']:.3f} s per split; MLflow {1000 * r['log_per_run']:.0f} ms "
+              f"per run")
+    print(f"     ratio: {single['overhead_per_split'] / batched['overhead_per_split']:.1f}x less overhead "
+          f"per split batched; a cell's first split costs a job's fixed overhead: "
+          f"{single['job_overhead_median']:.2f} s (median over the one-split jobs: process start, "
+          f"imports, loading, MLflow connection and logging)")
     print(f"     import of gssl.tracking + MLflow sqlite store: {float(import_mlflow.stdout):.2f} s; "
           f"import of gssl solvers (scikit-learn, scipy): {float(import_sklearn.stdout):.2f} s")
     print(f"3. MLflow log_run on sqlite, {ml['n']} runs in one process: median {1000 * ml['median']:.0f} ms, "

@@ -5,7 +5,7 @@ to solution and the outer iterations on one split (1 label per class), and the g
 time per iteration against the time of the sparse matvecs it needs (D g and D'p, the bound a
 first-order primal-dual iteration can approach).
 
-    GSSL_DATA_MIRROR=/work/shared/data OMP_NUM_THREADS=1 nice -n 10 \
+    GSSL_DATA_MIRROR=../shared/data OMP_NUM_THREADS=1 nice -n 10 \
       .venv/bin/python benchmarks/tv_solvers.py [--methods tv0149_tvrls ...] [--json out.json]
 """
 

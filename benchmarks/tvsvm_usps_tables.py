@@ -6,7 +6,7 @@ code a solve job runs (gssl.datasets -> gssl.graphs.build_graph -> gssl.splits.m
 the workflow's seeds -> gssl.solvers.make_solver -> fit); only the repeat count can be raised
 (split i is seeded by (dataset, protocol id, i), so the workflow's splits are the first ones here).
 
-    GSSL_DATA_MIRROR=/work/shared/data OMP_NUM_THREADS=1 nice -n 10 \
+    GSSL_DATA_MIRROR=../shared/data OMP_NUM_THREADS=1 nice -n 10 \
       .venv/bin/python benchmarks/tvsvm_usps_tables.py --experiment tvsvm_usps49 --repeats 10 \
       --json results/benchmarks/tvsvm_usps49.json
 

@@ -1,16 +1,62 @@
-"""Shared fixtures: repository paths and the data mirror (../shared/data or GSSL_DATA_MIRROR)."""
+"""Shared fixtures: repository paths and the data mirror (../shared/data or GSSL_DATA_MIRROR).
+
+Tests that read the real data mirror carry the ``realdata`` marker (tests that request the
+``mirror`` fixture get it automatically). Without a mirror (no MANIFEST.tsv at
+:func:`mirror_path`) they are skipped with the reason below, and the session says how many were
+left out; with one, they run. ``GSSL_OFFLINE`` defaults to 1 here, so no test reaches the public
+dataset URLs: only the mirror or loopback servers.
+"""
 import os
 from pathlib import Path
 
 import pytest
 
 REPO = Path(__file__).resolve().parents[1]
+REALDATA_REASON = "needs the data mirror: set GSSL_DATA_MIRROR to a folder laid out like ../shared/data"
+
+# never download from the public URLs during tests (an explicit GSSL_OFFLINE=0 still wins)
+os.environ.setdefault("GSSL_OFFLINE", "1")
 
 
 def mirror_path() -> Path:
+    """GSSL_DATA_MIRROR when it names a local folder, else <repo>/../shared/data."""
     env = os.environ.get("GSSL_DATA_MIRROR")
     path = Path(env) if env and "://" not in env else REPO.parent / "shared" / "data"
     return path.resolve()
+
+
+def mirror_present() -> bool:
+    return (mirror_path() / "MANIFEST.tsv").is_file()
+
+
+def _missing() -> str:
+    return f"no MANIFEST.tsv at {mirror_path()}"
+
+
+def pytest_report_header(config):
+    if mirror_present():
+        return f"data mirror: {mirror_path()} (tests marked realdata run)"
+    return (f"data mirror: absent ({_missing()}): tests marked realdata will be skipped; to run them, "
+            f"set GSSL_DATA_MIRROR to a folder laid out like ../shared/data")
+
+
+def pytest_collection_modifyitems(config, items):
+    present = mirror_present()
+    skip = pytest.mark.skip(reason=f"{REALDATA_REASON} ({_missing()})")
+    for item in items:
+        if "mirror" in getattr(item, "fixturenames", ()) and item.get_closest_marker("realdata") is None:
+            item.add_marker(pytest.mark.realdata)
+        if not present and item.get_closest_marker("realdata") is not None:
+            item.add_marker(skip)
+
+
+def pytest_terminal_summary(terminalreporter, exitstatus, config):
+    if mirror_present():
+        return
+    n = sum(1 for rep in terminalreporter.stats.get("skipped", [])
+            if isinstance(rep.longrepr, tuple) and REALDATA_REASON in str(rep.longrepr[2]))
+    if n:
+        terminalreporter.write_line(f"realdata: {n} test(s) left out, {REALDATA_REASON} ({_missing()})")
 
 
 @pytest.fixture(scope="session")
@@ -20,7 +66,8 @@ def repo_root() -> Path:
 
 @pytest.fixture(scope="session")
 def mirror() -> Path:
+    """The local data mirror folder (tests using it are realdata: skipped when it is absent)."""
     path = mirror_path()
     if not (path / "MANIFEST.tsv").exists():
-        pytest.fail(f"data mirror not found at {path}: set GSSL_DATA_MIRROR to the shared/data folder")
+        pytest.fail(f"data mirror not found at {path}: {REALDATA_REASON}")
     return path

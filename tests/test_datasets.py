@@ -3,8 +3,6 @@
 from __future__ import annotations
 
 import dataclasses
-import os
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -15,11 +13,6 @@ from gssl.datasets import (Dataset, fetch, fetch_and_save, get_spec, list_datase
                            save_dataset, select)
 from gssl.errors import CacheError, ConfigError, DatasetError
 from gssl.hashing import array_fingerprint
-
-_ENV = os.environ.get("GSSL_DATA_MIRROR", "")
-# Same rule as conftest.mirror_path: a local GSSL_DATA_MIRROR folder, else <repo>/../shared/data.
-_DEFAULT = Path(__file__).resolve().parents[2] / "shared" / "data"
-MIRROR = (Path(_ENV) if _ENV and "://" not in _ENV else _DEFAULT).resolve()
 
 # name -> (n, d, class counts (None: check only C), dtype, n_train)
 EXPECTED = {
@@ -50,10 +43,11 @@ def test_unknown_dataset_lists_known_names():
         load("nope")
 
 
+@pytest.mark.realdata
 @pytest.mark.parametrize("name", sorted(EXPECTED))
-def test_mirror_dataset_parses(name):
+def test_mirror_dataset_parses(name, mirror):
     n, d, counts, dtype, n_train = EXPECTED[name]
-    ds = load(name, mirror=MIRROR)  # reads the mirror in place; load() checks the fingerprint
+    ds = load(name, mirror=mirror)  # reads the mirror in place; load() checks the fingerprint
     spec = get_spec(name)
     assert ds.name == name and ds.fingerprint == spec.fingerprint
     assert ds.y.dtype == np.int64 and ds.y.shape == (n,)
@@ -65,50 +59,55 @@ def test_mirror_dataset_parses(name):
         assert ds.X.shape == (n, d) and ds.X.dtype == dtype
 
 
-def test_class_names_and_label_conventions():
-    g = load("g50c_sindhwani", mirror=MIRROR)
+@pytest.mark.realdata
+def test_class_names_and_label_conventions(mirror):
+    g = load("g50c_sindhwani", mirror=mirror)
     assert g.classes.tolist() == ["-1", "1"]
-    coil = load("coil20", mirror=MIRROR)
+    coil = load("coil20", mirror=mirror)
     assert coil.classes.tolist() == [str(i) for i in range(1, 21)]  # 1-based object ids, y = id - 1
-    yale = load("yaleb32", mirror=MIRROR)
+    yale = load("yaleb32", mirror=mirror)
     counts = dict(zip(yale.classes, yale.class_counts()))
     assert counts["11"] == 60 and counts["12"] == 59 and counts["1"] == 64 and yale.X.max() == 255
-    assert load("uspst", mirror=MIRROR).classes.tolist() == [str(i) for i in range(10)]
+    assert load("uspst", mirror=mirror).classes.tolist() == [str(i) for i in range(10)]
 
 
-def test_pcmac_sparse_and_20news_graph():
-    pc = load("pcmac", mirror=MIRROR)
+@pytest.mark.realdata
+def test_pcmac_sparse_and_20news_graph(mirror):
+    pc = load("pcmac", mirror=mirror)
     assert sp.isspmatrix_csr(pc.X) and pc.X.nnz == 106221
     np.testing.assert_allclose(sp.linalg.norm(pc.X, axis=1), 1.0, atol=1e-6)
-    news = load("20news", mirror=MIRROR)
+    news = load("20news", mirror=mirror)
     assert news.X is None and sp.isspmatrix_csr(news.W) and news.W.nnz == 144632
     assert abs(news.W - news.W.T).nnz == 0 and news.W.diagonal().sum() == 0
 
 
-def test_usps_matches_zip_form_and_optdigits_test_is_sklearn_digits():
+@pytest.mark.realdata
+def test_usps_matches_zip_form_and_optdigits_test_is_sklearn_digits(mirror):
     import gzip
 
-    usps = load("usps", mirror=MIRROR)
-    with gzip.open(MIRROR / "usps" / "zip.test.gz") as fh:
+    usps = load("usps", mirror=mirror)
+    with gzip.open(mirror / "usps" / "zip.test.gz") as fh:
         z = np.loadtxt(fh)
     np.testing.assert_array_equal(usps.y[7291:], z[:, 0].astype(int))
     np.testing.assert_allclose(usps.X[7291:], (z[:, 1:] + 1) / 2, atol=1e-6)
-    opt, dig = load("optdigits", mirror=MIRROR), load("digits")
+    opt, dig = load("optdigits", mirror=mirror), load("digits")
     np.testing.assert_array_equal(opt.X[3823:], dig.X)
     np.testing.assert_array_equal(opt.y[3823:], dig.y)
 
 
-def test_fingerprint_mismatch_is_dataset_error():
+@pytest.mark.realdata
+def test_fingerprint_mismatch_is_dataset_error(mirror):
     spec = dataclasses.replace(get_spec("g50c_sindhwani"), fingerprint="0" * 64)
     with pytest.raises(DatasetError, match="fingerprint"):
-        load("g50c_sindhwani", mirror=MIRROR, spec=spec)
+        load("g50c_sindhwani", mirror=mirror, spec=spec)
 
 
-def test_load_fetches_into_raw_dir(tmp_path):
-    paths = fetch("optdigits", tmp_path / "raw", mirror=MIRROR, public=False)
+@pytest.mark.realdata
+def test_load_fetches_into_raw_dir(tmp_path, mirror):
+    paths = fetch("optdigits", tmp_path / "raw", mirror=mirror, public=False)
     assert sorted(paths) == ["optdigits.tes", "optdigits.tra"]
     assert all(p.parent == tmp_path / "raw" for p in paths.values())
-    assert load("optdigits", tmp_path / "raw", mirror=MIRROR).X.shape == (5620, 64)
+    assert load("optdigits", tmp_path / "raw", mirror=mirror).X.shape == (5620, 64)
     assert fetch("digits", tmp_path / "x") == {} and fetch("g50c", tmp_path / "x") == {}
 
 
@@ -135,7 +134,7 @@ def test_generator_params_and_errors():
     with pytest.raises(ConfigError, match="unknown params.*allowed"):
         load("two_moons", params={"n_sample": 10})
     with pytest.raises(ConfigError, match="takes no params"):
-        load("usps", params={"n": 1}, mirror=MIRROR)
+        load("usps", params={"n": 1})  # refused before any file is looked for
 
 
 def test_g50c_bayes_error_is_five_percent():
@@ -191,11 +190,15 @@ def test_select_classes_relabels_in_given_order():
     assert "n_train" not in v.meta and v.meta["parent_n_samples"] == 8
 
 
-def test_select_groups_merges_and_usps_b():
+def test_select_groups_merges():
     v = select(_toy(), groups=[[0, 2], [1]])
     np.testing.assert_array_equal(v.y, [0, 1, 0, 0, 1, 0])
     assert v.classes.tolist() == ["a+c", "b"]
-    usps = load("uspst", mirror=MIRROR)
+
+
+@pytest.mark.realdata
+def test_select_groups_usps_b(mirror):
+    usps = load("uspst", mirror=mirror)
     b = select(usps, groups=[list(range(5)), list(range(5, 10))])
     assert b.n_samples == 2007 and b.class_counts().tolist() == [1180, 827]
     np.testing.assert_array_equal(b.y, (usps.y >= 5).astype(int))
@@ -210,9 +213,10 @@ def test_select_rejects_bad_views(kw):
 
 # --- dataset file -------------------------------------------------------------------------------
 
+@pytest.mark.realdata
 @pytest.mark.parametrize("name", ["pcmac", "20news", "coil20"])
-def test_save_load_roundtrip(tmp_path, name):
-    ds = load(name, mirror=MIRROR)
+def test_save_load_roundtrip(tmp_path, name, mirror):
+    ds = load(name, mirror=mirror)
     save_dataset(tmp_path / "d.h5", ds, {"dataset": name})
     back = load_dataset(tmp_path / "d.h5", expect_params={"dataset": name})
     assert back.name == name and back.fingerprint == ds.fingerprint

@@ -8,16 +8,12 @@ import http.server
 import os
 import socket
 import threading
-from pathlib import Path
 
 import pytest
 
 from gssl.datasets import DatasetSpec, FileSpec, download_file, fetch, get_spec, list_datasets, load, sources_for
 from gssl.errors import ChecksumError, SourcesUnavailableError
 
-MIRROR = Path(__file__).resolve().parents[2] / "shared" / "data"
-if os.environ.get("GSSL_DATA_MIRROR") and "://" not in os.environ["GSSL_DATA_MIRROR"]:
-    MIRROR = Path(os.environ["GSSL_DATA_MIRROR"])
 FAST = {"retries": 2, "backoff": 0.01, "timeout": 5}
 
 
@@ -68,8 +64,9 @@ def _toy_spec(payload: bytes, sha: str | None = None) -> DatasetSpec:
                        files=(FileSpec("toy.bin", sha, len(payload)),))
 
 
-def test_http_mirror_fetches_real_dataset(tmp_path, serve):
-    base, srv = serve(MIRROR)
+@pytest.mark.realdata
+def test_http_mirror_fetches_real_dataset(tmp_path, serve, mirror):
+    base, srv = serve(mirror)
     paths = fetch("g50c_sindhwani", tmp_path, mirror=base, public=False, **FAST)
     assert paths == {"g50c.mat": tmp_path / "g50c.mat"} and srv.hits == {"/g50c/g50c.mat": 1}
     ds = load("g50c_sindhwani", tmp_path, mirror=base)  # present with the right sha: no new request
@@ -153,8 +150,9 @@ def test_sources_order_mirror_first():
     assert sources_for(spec, f, None) == list(f.urls)
 
 
-def test_registry_sha256_and_public_urls_match_manifest():
-    rows = [line.split("\t") for line in (MIRROR / "MANIFEST.tsv").read_text().splitlines()[1:]]
+@pytest.mark.realdata
+def test_registry_sha256_and_public_urls_match_manifest(mirror):
+    rows = [line.split("\t") for line in (mirror / "MANIFEST.tsv").read_text().splitlines()[1:]]
     manifest = {(folder, name): (int(size), sha) for folder, name, size, sha in rows}
     used = set()
     for name in list_datasets():

@@ -399,17 +399,13 @@ def test_mtv_time_graph_override_keeps_the_precomputed_20news_graph():
     assert mod.graph_for("news20", "mtv_knn5") == "mtv_precomputed"
 
 
-def test_mirror_20news_graph_is_a_max_symmetrized_5nn_graph():
+@pytest.mark.realdata
+def test_mirror_20news_graph_is_a_max_symmetrized_5nn_graph(mirror):
     """The one NMFR graph we have (the mirror's 20NEWS.mat) is a max-symmetrized K-NN graph only for
     K = 5: min degree 5 rules out K >= 6, edges that cannot be charged 4 per node rule out K <= 4,
     and a charge of at most 5 per node exists."""
-    import os
-    from pathlib import Path
     import scipy.io as sio
-    p = Path(os.environ.get("GSSL_DATA_MIRROR", "/work/shared/data")) / "20news_graph/20NEWS.mat"
-    if not p.exists():
-        pytest.skip("20NEWS.mat not in the data mirror")
-    A = sp.csr_matrix(sio.loadmat(p)["A"])
+    A = sp.csr_matrix(sio.loadmat(mirror / "20news_graph" / "20NEWS.mat")["A"])
     W = sp.csr_matrix((A + A.T) > 0, dtype=float)
     deg = np.diff(W.indptr)
     assert deg.min() == 5 and (deg == 5).sum() > 0.3 * W.shape[0]

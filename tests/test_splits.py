@@ -173,7 +173,7 @@ def test_validate_protocol_rejects(spec):
 def test_validate_protocol_fills_defaults():
     assert validate_protocol({"kind": "melacci_cv", "labeled": 5, "validation": 5}) == {
         "kind": "melacci_cv", "folds": 4, "randomizations": 3, "labeled": 5, "validation": 5,
-        "unlabeled": None, "labeled_draw": "stratified"}
+        "unlabeled": None, "labeled_draw": "stratified", "holdout": None}
     assert n_splits({"kind": "melacci_cv", "labeled": 5, "validation": 5}) == 12
 
 
@@ -184,3 +184,31 @@ def test_save_load_roundtrip(tmp_path):
     np.testing.assert_array_equal(load_splits(tmp_path / "s.h5", expect_params=spec), roles)
     with pytest.raises(CacheError, match="expected"):
         load_splits(tmp_path / "s.h5", expect_params=dict(spec, n=3))
+
+
+def test_holdout_parts_are_disjoint_and_the_same_for_every_protocol():
+    from gssl.splits import UNUSED, holdout_mask
+
+    y = np.repeat(np.arange(3), [40, 50, 60])
+    h = {"fraction": 0.2, "part": "inside"}
+    inside = make_splits(y, {"kind": "labels_per_class", "n": 2, "repeats": 4, "holdout": h}, "d", "sel")
+    outside = make_splits(y, {"kind": "labels_per_class", "n": 2, "repeats": 4,
+                              "holdout": {**h, "part": "outside"}}, "d", "rep")
+    mask = holdout_mask(y, 0.2, "d")
+    assert np.bincount(y[mask]).tolist() == [8, 10, 12]
+    assert (inside[:, ~mask] == UNUSED).all() and (outside[:, mask] == UNUSED).all()
+    assert ((inside[:, mask] == LABELED).sum(axis=1) == 6).all()
+    assert ((outside[:, ~mask] == LABELED).sum(axis=1) == 6).all()
+    # another protocol with the same fraction sees the same holdout set; another dataset does not
+    other = make_splits(y, {"kind": "label_fraction", "fraction": 0.1, "repeats": 2,
+                            "holdout": {**h, "part": "outside"}}, "d", "x")
+    assert (other[:, mask] == UNUSED).all()
+    assert not np.array_equal(holdout_mask(y, 0.2, "e"), mask)
+
+
+@pytest.mark.parametrize("holdout", [{"fraction": 1.0, "part": "inside"}, {"fraction": 0.2},
+                                     {"fraction": 0.2, "part": "both"}, 0.2])
+def test_bad_holdout_is_refused(holdout):
+    with pytest.raises(ConfigError, match="holdout"):
+        make_splits(np.repeat([0, 1], 10), {"kind": "labels_per_class", "n": 1, "holdout": holdout},
+                    "d", "p")

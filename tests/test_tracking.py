@@ -2,8 +2,11 @@ import json
 
 import pytest
 
-from gssl.tracking import (SUPERSEDED_TAG, TrackingError, default_tracking_uri, flatten, init_store,
-                           log_run, read_sentinel, summarize)
+import multiprocessing
+import time
+
+from gssl.tracking import (KIND_TAG, SUPERSEDED_TAG, TrackingError, default_tracking_uri, flatten,
+                           init_store, log_cell, log_run, read_sentinel, summarize)
 
 
 @pytest.fixture()
@@ -38,7 +41,7 @@ def test_log_run_files_everything_under_the_given_experiment(store):
                   {"method": {"solver": "rls", "params": {"gamma_A": 0.01, "kernel": {"sigma": 0.5}}}},
                   {"error_unlabeled": 12.5, "bad": float("nan")},
                   history=[{"objective": 3.0}, {"objective": 2.0}],
-                  artifacts={"predictions.json": {"predictions": [0, 1]}})
+                  artifacts={"result.json": {"predictions": [0, 1]}})
     run = _client(uri).get_run(rid)
     assert run.info.experiment_id == ids["exp_b"] and run.info.status == "FINISHED"
     assert run.data.params["method.params.kernel.sigma"] == "0.5"
@@ -46,7 +49,7 @@ def test_log_run_files_everything_under_the_given_experiment(store):
     hist = _client(uri).get_metric_history(rid, "history.objective")
     assert [m.value for m in sorted(hist, key=lambda m: m.step)] == [3.0, 2.0]
     arts = {a.path for a in _client(uri).list_artifacts(rid)}
-    assert arts == {"history.json", "predictions.json"}
+    assert arts == {"result.json"}  # one small file per run: one artifact write
     default = _client(uri).get_experiment_by_name("Default")
     assert default is None or not _client(uri).search_runs([default.experiment_id])
 
@@ -66,23 +69,97 @@ def test_failed_logging_marks_run_failed(store, monkeypatch):
     assert [r.info.status for r in runs] == ["FAILED"]
 
 
-def test_summary_parents_current_and_supersedes_old(store, tmp_path):
+def _spec(name, **metrics):
+    return {"name": name, "tags": {"gssl.method": "rls"}, "params": {"gamma": 1}, "metrics": metrics}
+
+
+def test_log_cell_nests_split_runs_under_the_cell_run(store):
+    uri, ids = store
+    parent, children = log_cell(uri, ids["exp_a"], _spec("cell", error_unlabeled_mean=2.0),
+                                [_spec(f"split {i}", error_unlabeled=float(i)) for i in range(3)])
+    c = _client(uri)
+    assert c.get_run(parent).data.tags.get("mlflow.parentRunId") is None
+    for i, rid in enumerate(children):
+        run = c.get_run(rid)
+        assert run.data.tags["mlflow.parentRunId"] == parent
+        assert run.data.tags[SUPERSEDED_TAG] == "false" and run.info.status == "FINISHED"
+        assert run.data.metrics == {"error_unlabeled": float(i)}
+        assert run.info.experiment_id == ids["exp_a"]
+
+
+def test_summary_supersedes_what_is_not_current(store, tmp_path):
     uri, ids = store
     eid = ids["exp_a"]
     old = log_run(uri, eid, "old", {}, {}, {"e": 1.0})
-    new = [log_run(uri, eid, f"new{i}", {}, {}, {"e": 1.0}) for i in range(3)]
+    parent, new = log_cell(uri, eid, _spec("cell"), [_spec(f"new{i}", e=1.0) for i in range(3)])
     table = tmp_path / "t.csv"
     table.write_text("a,b\n1,2\n")
-    s1 = summarize(uri, eid, "exp_a", new, [table])
+    s1 = summarize(uri, eid, "exp_a", [parent, *new], [table])
     c = _client(uri)
-    for rid in new:
-        tags = c.get_run(rid).data.tags
-        assert tags["mlflow.parentRunId"] == s1 and tags[SUPERSEDED_TAG] == "false"
+    for rid in [parent, *new, s1]:
+        assert c.get_run(rid).data.tags[SUPERSEDED_TAG] == "false"
+    assert c.get_run(new[0]).data.tags["mlflow.parentRunId"] == parent  # the tree is kept
+    assert c.get_run(s1).data.tags[KIND_TAG] == "summary"
     assert c.get_run(old).data.tags[SUPERSEDED_TAG] == "true"
     assert [a.path for a in c.list_artifacts(s1)] == ["t.csv"]
-    s2 = summarize(uri, eid, "exp_a", new, [table])
+    s2 = summarize(uri, eid, "exp_a", [parent, *new], [table])
     assert c.get_run(s1).data.tags[SUPERSEDED_TAG] == "true"
-    assert c.get_run(new[0]).data.tags["mlflow.parentRunId"] == s2
+    assert c.get_run(s2).data.tags[SUPERSEDED_TAG] == "false"
+    assert c.get_run(new[0]).data.tags[SUPERSEDED_TAG] == "false"
+
+
+def test_summary_creates_cell_runs_over_several_blocks(store, tmp_path):
+    uri, ids = store
+    eid = ids["exp_a"]
+    blocks = [log_cell(uri, eid, _spec(f"block{b}"), [_spec(f"s{b}{i}") for i in range(2)])
+              for b in range(2)]
+    current = [rid for p, kids in blocks for rid in (p, *kids)]
+    cell = {**_spec("cell", error_unlabeled_mean=1.5), "children": [p for p, _ in blocks]}
+    summarize(uri, eid, "exp_a", current, [], cells=[cell])
+    c = _client(uri)
+    cell_runs = [r for r in c.search_runs([eid]) if r.info.run_name == "cell"]
+    assert len(cell_runs) == 1 and cell_runs[0].data.tags[SUPERSEDED_TAG] == "false"
+    cid = cell_runs[0].info.run_id
+    assert {c.get_run(p).data.tags["mlflow.parentRunId"] for p, _ in blocks} == {cid}
+    assert c.get_run(blocks[1][1][0]).data.tags["mlflow.parentRunId"] == blocks[1][0]
+
+
+def _init_in_child(uri, results_dir, queue):
+    try:
+        queue.put(init_store(uri, ["exp_a", "exp_b"], results_dir=results_dir))
+    except Exception as exc:  # noqa: BLE001 - reported to the parent
+        queue.put(repr(exc))
+
+
+@pytest.mark.slow
+def test_concurrent_initialisers_on_a_fresh_store_all_succeed(tmp_path):
+    """8 processes initialise a new sqlite store at once, 20 times over: every one succeeds and
+    all agree on the experiment ids (without the lock, most of them fail in schema creation)."""
+    import mlflow.store.tracking.sqlalchemy_store  # noqa: F401 - imported once, before forking
+
+    ctx = multiprocessing.get_context("fork")
+    for round_ in range(20):
+        folder = tmp_path / f"r{round_}"
+        uri = f"sqlite:///{folder / 'mlflow.db'}"
+        queue = ctx.Queue()
+        procs = [ctx.Process(target=_init_in_child, args=(uri, folder, queue)) for _ in range(8)]
+        for p in procs:
+            p.start()
+        results = [queue.get(timeout=120) for _ in procs]
+        for p in procs:
+            p.join(timeout=60)
+        failures = [r for r in results if not isinstance(r, dict)]
+        assert not failures, f"round {round_}: {len(failures)} of 8 failed, e.g. {failures[0]}"
+        assert len({tuple(sorted(r.items())) for r in results}) == 1
+
+
+def test_init_error_hint_names_the_real_cause(tmp_path, monkeypatch):
+    monkeypatch.delenv("MLFLOW_TRACKING_URI", raising=False)
+    db = tmp_path / "mlflow.db"
+    db.write_bytes(b"this is not a sqlite database" * 100)
+    with pytest.raises(TrackingError) as err:
+        init_store(f"sqlite:///{db}", ["e"], results_dir=tmp_path)
+    assert "move it away" in str(err.value) and "MLFLOW_TRACKING_URI" not in str(err.value)
 
 
 def test_summary_refuses_runs_from_another_store(store):

@@ -1,8 +1,10 @@
 """End-to-end tests: the Snakemake workflow on a small config, in a copy of the repository.
 
-One module-scoped run (32 solve jobs, --cores 8, default sqlite store) backs the parallel-logging
-check, the report checks and the partial-rerun checks, which read `snakemake -n` job lists.
-Fault tests (bad config, bad download, truncated cache, killed job) each use their own copy.
+One module-scoped run (4 cells of 8 splits, one split per job: 32 solve jobs, --cores 8, default
+sqlite store) backs the parallel-logging check, the report checks and the partial-rerun checks, which
+read `snakemake -n` job lists. The default config (two experiments, one job per cell) runs as a new
+user's `make run` does. Fault tests (bad config, bad download, truncated cache, killed job) each use
+their own copy.
 """
 
 from __future__ import annotations
@@ -45,15 +47,19 @@ SMALL = {
     "experiments": {"e2e": {"description": "end-to-end test", "datasets": ["moons"],
                             "preprocessing": ["std"], "graphs": ["knn8"],
                             "methods": ["rls", "laprls"], "protocols": ["lpc1", "lpc3"]}},
+    "splits_per_job": 1,
 }
-N_JOBS = 2 * 2 * 8
+N_CELLS = 2 * 2
+N_SPLITS = N_CELLS * 8
+N_JOBS = N_SPLITS  # one split per job
 
 
 # ----------------------------------------------------------------------------- helpers
 def make_workspace(path: Path, config: dict) -> Path:
     """Copy the workflow and the gssl sources; the copy's embedded config is ``config``."""
     path.mkdir(parents=True, exist_ok=True)
-    shutil.copy(REPO / "Snakefile", path)
+    for name in ("Snakefile", "environment.yml"):  # the rules' conda: directive names the latter
+        shutil.copy(REPO / name, path)
     for folder in ("workflow", "src"):
         shutil.copytree(REPO / folder, path / folder,
                         ignore=shutil.ignore_patterns("__pycache__", "*.egg-info"))
@@ -104,19 +110,33 @@ def rules_of(jobs) -> dict[str, int]:
     return out
 
 
-def mlflow_runs(ws: Path) -> list[tuple]:
-    """(experiment name, run status, method tag, superseded tag) of every run in the store."""
+def mlflow_runs(ws: Path, kind: str | None = None) -> list[tuple]:
+    """(experiment name, run status, method tag, superseded tag, run id, parent run id) of every run
+    in the store, or of the runs whose gssl.kind tag is ``kind`` (cell, block, split, summary)."""
+    def tag(key):
+        return f"(SELECT value FROM tags t WHERE t.run_uuid = r.run_uuid AND t.key = '{key}')"
+
     with sqlite3.connect(ws / "results" / "mlflow.db") as db:
-        return db.execute(
-            "SELECT e.name, r.status, "
-            "(SELECT value FROM tags t WHERE t.run_uuid = r.run_uuid AND t.key = 'gssl.method'), "
-            "(SELECT value FROM tags t WHERE t.run_uuid = r.run_uuid AND t.key = 'gssl.superseded'), "
-            "r.run_uuid FROM runs r JOIN experiments e ON e.experiment_id = r.experiment_id"
-        ).fetchall()
+        rows = db.execute(
+            f"SELECT e.name, r.status, {tag('gssl.method')}, {tag('gssl.superseded')}, r.run_uuid, "
+            f"{tag('mlflow.parentRunId')}, {tag('gssl.kind')} "
+            "FROM runs r JOIN experiments e ON e.experiment_id = r.experiment_id").fetchall()
+    return [r[:6] for r in rows if kind is None or r[6] == kind]
 
 
 def run_files(ws: Path) -> list[Path]:
     return sorted((ws / "results" / "runs").rglob("*.json"))
+
+
+def split_records(ws: Path) -> list[dict]:
+    """Every split's record in the solve jobs' outputs, with its cell's wildcards."""
+    out = []
+    for p in run_files(ws):
+        block = json.loads(p.read_text())
+        cell = {k: block[k] for k in ("dataset", "prep", "graph", "method", "protocol")}
+        out += [{**cell, **rec, "method_params": block["method_params"],
+                 "parent": block["mlflow_parent_run_id"]} for rec in block["splits"]]
+    return out
 
 
 # ----------------------------------------------------------------------------- the shared run
@@ -129,13 +149,18 @@ def done(tmp_path_factory):
 
 def test_parallel_jobs_log_one_finished_run_each_in_the_right_experiment(done):
     runs = mlflow_runs(done)
-    solve_runs = [r for r in runs if r[2] is not None]
     assert len(run_files(done)) == N_JOBS
-    assert len(solve_runs) == N_JOBS
+    records = split_records(done)
+    assert len(records) == N_SPLITS
     assert {r[0] for r in runs} == {"e2e"}  # nothing in Default or elsewhere
     assert {r[1] for r in runs} == {"FINISHED"}
-    ids = {json.loads(p.read_text())["mlflow_run_id"] for p in run_files(done)}
-    assert ids == {r[4] for r in solve_runs}
+    assert {r["mlflow_run_id"] for r in records} == {r[4] for r in mlflow_runs(done, "split")}
+    # each split run sits under its job's run, and the summary step nests those under one run per cell
+    parent_of = {r[4]: r[5] for r in runs}
+    assert all(parent_of[r["mlflow_run_id"]] == r["parent"] for r in records)
+    cells = mlflow_runs(done, "cell")
+    assert len(cells) == N_CELLS and all(r[5] is None for r in cells)
+    assert {parent_of[r["parent"]] for r in records} == {r[4] for r in cells}
 
 
 def test_outputs_tables_plots_and_summary(done):
@@ -146,18 +171,61 @@ def test_outputs_tables_plots_and_summary(done):
     assert re.search(r"\| laprls \| \d+\.\d+ ± \d+\.\d+ \(n=8\) \| \d+\.\d+ ± \d+\.\d+ \(n=8\) \|", md)
     assert (res / "plots" / "e2e" / "error.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
     summary = json.loads((res / "mlflow" / "e2e.summary.json").read_text())
-    runs = {r[4]: r for r in mlflow_runs(done)}
-    assert summary["summary_run_id"] in runs and runs[summary["summary_run_id"]][2] is None
-    assert summary["n_runs"] == N_JOBS
-    result = json.loads(run_files(done)[0].read_text())
+    assert [r[4] for r in mlflow_runs(done, "summary")] == [summary["summary_run_id"]]
+    assert summary["n_split_runs"] == N_SPLITS and summary["n_cells"] == N_CELLS
+    result = split_records(done)[0]
     assert 0 <= result["metrics"]["error_unlabeled"] <= 100
     assert result["metrics"]["n_labeled"] in (2, 6)
+
+
+TIMINGS = {"fit_seconds", "load_seconds"}
+
+
+def test_one_job_per_cell_gives_the_same_numbers_as_one_job_per_split(done, tmp_path):
+    cfg = {k: v for k, v in SMALL.items() if k != "splits_per_job"}  # default: a job per cell
+    ws = make_workspace(tmp_path / "ws", cfg)
+    smk(ws, "--cores", "2")
+    assert len(run_files(ws)) == N_CELLS
+
+    def numbers(workspace):
+        return {(r["method"], r["protocol"], r["split"]):
+                {k: v for k, v in r["metrics"].items() if k not in TIMINGS}
+                for r in split_records(workspace)}
+
+    batched, single = numbers(ws), numbers(done)
+    assert len(batched) == N_SPLITS and batched == single  # bit for bit: direct solves
+    # a whole-cell job's own run is the cell run: no extra level
+    cells = mlflow_runs(ws, "cell")
+    assert len(cells) == N_CELLS and not mlflow_runs(ws, "block")
+    parents = {r[5] for r in mlflow_runs(ws, "split")}
+    assert parents == {r[4] for r in cells}
+
+
+def test_default_config_runs_as_make_run_does(tmp_path):
+    """The embedded default (two experiments, so two store initialisers at once) on a new
+    workspace, with the commands `make run` uses."""
+    default = yaml.safe_load((REPO / "config" / "config.yaml").read_text())
+    assert len(default["experiments"]) >= 2
+    ws = make_workspace(tmp_path / "ws", default)
+    smk(ws, "--cores", "2", "--rerun-incomplete")
+    smk(ws, "--cores", "1", "--report", "results/report.html")
+    for exp in default["experiments"]:
+        assert (ws / "results" / "tables" / f"{exp}.md").exists()
+    runs = mlflow_runs(ws)
+    assert {r[0] for r in runs} == set(default["experiments"])
+    assert {r[1] for r in runs} == {"FINISHED"} and {r[3] for r in runs} == {"false"}
+    assert len(mlflow_runs(ws, "summary")) == len(default["experiments"])
+    with sqlite3.connect(ws / "results" / "mlflow.db") as db:
+        kinds = db.execute("SELECT e.name, t.value FROM experiment_tags t JOIN experiments e "
+                           "ON e.experiment_id = t.experiment_id "
+                           "WHERE t.key = 'mlflow.experimentKind'").fetchall()
+    assert sorted(kinds) == sorted((e, "custom_model_development") for e in default["experiments"])
 
 
 def test_html_report_embeds_tables_and_plots(done):
     smk(done, "--cores", "1", "--report", "results/report.html")
     html = (done / "results" / "report.html").read_text(errors="replace")
-    assert "e2e.csv" in html and "error.png" in html
+    assert "e2e.html" in html and "error.png" in html  # the table is shown, not a CSV download
 
 
 def test_nothing_to_do_after_a_complete_run(done):
@@ -243,19 +311,20 @@ def test_killed_run_leaves_no_accepted_output_and_rerun_completes(done):
     os.killpg(proc.pid, signal.SIGKILL)
     proc.wait()
     for p in run_files(done):  # whatever exists is complete and parseable
-        assert json.loads(p.read_text())["mlflow_run_id"]
+        block = json.loads(p.read_text())
+        assert block["mlflow_parent_run_id"] and all(r["mlflow_run_id"] for r in block["splits"])
     smk(done, "--unlock")  # what snakemake tells the user after a hard kill
     assert planned_jobs(done)  # the interrupted work is still to do
     smk(done, "--cores", "2", "--rerun-incomplete")
     assert planned_jobs(done) == []
-    rls = [json.loads(p.read_text()) for p in run_files(done) if "/rls/" in str(p)]
-    assert len(rls) == N_JOBS // 2
+    rls = [r for r in split_records(done) if r["method"] == "rls"]
+    assert len(rls) == N_SPLITS // 2
     assert {r["method_params"]["params"]["gamma_A"] for r in rls} == {0.05}
-    current = {json.loads(p.read_text())["mlflow_run_id"] for p in run_files(done)}
-    for _, status, method, superseded, run_id in mlflow_runs(done):
+    current = {r["mlflow_run_id"] for r in split_records(done)}
+    for _, status, method, superseded, run_id, _ in mlflow_runs(done, "split"):
         if run_id in current:
             assert status == "FINISHED" and superseded == "false"
-        elif method is not None:  # killed or replaced runs are marked, never current
+        else:  # killed or replaced runs are marked, never current
             assert superseded == "true"
 
 
@@ -331,10 +400,10 @@ def test_truncated_graph_cache_is_refused_with_the_fix(tmp_path):
     graph.write_bytes(data[: len(data) // 2])
     # keep its old mtime: newer than its inputs, older than its outputs, so nothing rebuilds it
     os.utime(graph, ns=(stat.st_atime_ns, stat.st_mtime_ns))
-    target = "results/runs/e2e/moons/std/knn8/rls/lpc1/0.json"
+    target = "results/runs/e2e/moons/std/knn8/rls/lpc1/splits0-0.json"
     proc = smk(ws, "--cores", "1", "--forcerun", "solve", target, check=False)
     assert "rule graph" not in proc.stdout + proc.stderr, "the truncated cache was rebuilt, not refused"
     assert proc.returncode != 0
-    log = (ws / "logs" / "solve" / "e2e" / "moons" / "std" / "knn8" / "rls" / "lpc1" / "0.log")
+    log = (ws / "logs" / "solve" / "e2e" / "moons" / "std" / "knn8" / "rls" / "lpc1" / "splits0-0.log")
     text = log.read_text()
     assert "knn8.h5" in text and ("delete it" in text or "--forcerun" in text)

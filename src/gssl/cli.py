@@ -1,19 +1,36 @@
-"""The ``gssl`` command: inspect cache files, list and fetch datasets, check configs."""
+"""The ``gssl`` command: inspect cache files, list and fetch datasets, list solvers, check configs."""
 
 from __future__ import annotations
 
 import argparse
+import inspect
+import re
+import shutil
 import sys
+import textwrap
 
-from .errors import GsslError
+from .errors import CacheError, GsslError
+
+DESCRIPTION = """\
+The gssl command: inspect gssl cache files (graphs, features, ...), list and
+fetch datasets, list the solvers and their parameters, check workflow configs."""
+EPILOG = """examples:
+  gssl solvers                          every solver with its parameters and defaults
+  gssl solvers lap_rls tv_svm           details of the named solvers
+  gssl graph info results/graphs/moons/std/knn8.h5
+  gssl config check config/config.yaml config/experiments/mtv.yaml
+
+Run 'gssl COMMAND -h' for the options of a command."""
 
 
 def _graph_info(args) -> None:
     from .h5io import describe, read_attrs
 
     for path in args.files:
-        kind = read_attrs(path)["gssl_kind"] if args.any_kind else "graph"
-        read_attrs(path, kind=kind)
+        kind = read_attrs(path)["gssl_kind"]  # a complete gssl file of some kind, or CacheError
+        if kind != "graph" and not args.any_kind:
+            raise CacheError(f"{path}: a valid gssl {kind!r} file, not a graph; "
+                             f"'gssl graph info --any-kind {path}' describes any gssl file")
         print(describe(path))
         if kind == "graph":
             from .graphs.cache import load_graph
@@ -50,12 +67,103 @@ def _datasets_fetch(args) -> None:
             print(f"{name}: {folder / fname} sha256 {sha[:12]}")
 
 
-def _solvers_list(args) -> None:
-    from .solvers.registry import SOLVERS
+_NO_DEFAULT = "(required)"
 
+
+def _width() -> int:
+    return max(60, min(100, shutil.get_terminal_size((100, 24)).columns))
+
+
+def _solver_params(cls) -> list[tuple[str, str]]:
+    """(name, default) of each estimator parameter, as its ``__init__`` signature declares them."""
+    sig = inspect.signature(cls.__init__)
+    out = []
+    for name in cls._get_param_names():
+        default = sig.parameters[name].default
+        out.append((name, _NO_DEFAULT if default is inspect.Parameter.empty else repr(default)))
+    return out
+
+
+def _doc_parts(cls) -> tuple[list[str], dict[str, str]]:
+    """The class docstring as paragraphs (numpydoc sections other than Parameters kept as text)
+    and the text of each entry of a numpydoc "Parameters" section, if it has one."""
+    lines = (inspect.getdoc(cls) or "").splitlines()
+    params: dict[str, str] = {}
+    body: list[str] = []
+    i = 0
+    while i < len(lines):
+        if (lines[i].strip() == "Parameters" and i + 1 < len(lines)
+                and re.fullmatch(r"-{3,}", lines[i + 1].strip())):
+            i += 2
+            current = None
+            while i < len(lines) and not (i + 1 < len(lines) and lines[i].strip()
+                                          and re.fullmatch(r"-{3,}", lines[i + 1].strip())):
+                line = lines[i]
+                if line.strip() and not line.startswith((" ", "\t")):
+                    current = line.split(":")[0].strip()
+                    for name in (n.strip() for n in current.split(",")):
+                        params.setdefault(name, "")
+                elif current is not None and line.strip():
+                    for name in (n.strip() for n in current.split(",")):
+                        params[name] = (params[name] + " " + line.strip()).strip()
+                i += 1
+            continue
+        body.append(lines[i])
+        i += 1
+    paragraphs = [p.strip() for p in re.split(r"\n\s*\n", "\n".join(body)) if p.strip()]
+    return paragraphs, params
+
+
+def _wrap(text: str, indent: str) -> str:
+    return textwrap.fill(" ".join(text.split()), width=_width(), initial_indent=indent,
+                         subsequent_indent=indent, break_on_hyphens=False)
+
+
+def _solvers_list(args) -> None:
+    from .solvers.registry import SOLVERS, _check_name
+
+    if args.names:
+        for name in args.names:
+            _check_name(name)  # ConfigError naming the known solvers
+        for i, name in enumerate(args.names):
+            if i:
+                print()
+            _solver_details(name, SOLVERS[name])
+        return
     for name, cls in sorted(SOLVERS.items()):
-        doc = (cls.__doc__ or "").strip().splitlines()
-        print(f"{name:<20} {cls.__module__}.{cls.__name__}: {doc[0] if doc else ''}")
+        paragraphs, _ = _doc_parts(cls)
+        print(f"{name}  ({cls.__module__}.{cls.__name__})")
+        if paragraphs:
+            print(_wrap(paragraphs[0], "    "))
+        params = ", ".join(f"{p}={d}" for p, d in _solver_params(cls))
+        print(textwrap.fill(f"parameters: {params or '(none)'}", width=_width(), initial_indent="    ",
+                            subsequent_indent="        ", break_on_hyphens=False))
+    print("\n'gssl solvers NAME' shows a solver's full description and parameters.")
+
+
+def _solver_details(name: str, cls) -> None:
+    paragraphs, described = _doc_parts(cls)
+    print(f"{name}  ({cls.__module__}.{cls.__name__})")
+    print()
+    for par in paragraphs:
+        text = par.splitlines()
+        if len(text) > 1 and re.fullmatch(r"-{3,}", text[1].strip()):  # numpydoc section header
+            print(f"  {text[0].strip()}\n  {text[1].strip()}")
+            text = text[2:]
+            if not text:
+                continue
+            par = "\n".join(text)
+        # keep hand-formatted lists and equations as they are; reflow ordinary prose
+        if len(text) > 1 and all(t.startswith((" ", "-", "*")) for t in text[1:]):
+            print(textwrap.indent(par, "  "))
+        else:
+            print(_wrap(par, "  "))
+        print()
+    print("parameters (method entry 'params:' keys, with their defaults):")
+    for p, default in _solver_params(cls):
+        print(f"  {p} = {default}")
+        if described.get(p):
+            print(_wrap(described[p], "      "))
 
 
 def _config_check(args) -> None:
@@ -77,13 +185,15 @@ def _deep_update(base: dict, new: dict) -> None:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(prog="gssl", description=__doc__)
+    p = argparse.ArgumentParser(prog="gssl", description=DESCRIPTION, epilog=EPILOG,
+                                formatter_class=argparse.RawDescriptionHelpFormatter)
     sub = p.add_subparsers(dest="command", required=True)
 
     graph = sub.add_parser("graph", help="graph cache files").add_subparsers(dest="sub", required=True)
     info = graph.add_parser("info", help="print what a graph cache file holds")
     info.add_argument("files", nargs="+")
-    info.add_argument("--any-kind", action="store_true", help="accept any gssl HDF5 file")
+    info.add_argument("--any-kind", action="store_true",
+                      help="describe any gssl HDF5 file (features, dataset, ...), not only graphs")
     info.set_defaults(func=_graph_info)
 
     ds = sub.add_parser("datasets", help="dataset registry").add_subparsers(dest="sub", required=True)
@@ -94,8 +204,11 @@ def build_parser() -> argparse.ArgumentParser:
     fetch.add_argument("--mirror", default=None, help="folder or http(s) base URL")
     fetch.set_defaults(func=_datasets_fetch)
 
-    sub.add_parser("solvers", help="list the solver names a method entry can use").set_defaults(
-        func=_solvers_list)
+    solvers = sub.add_parser("solvers", help="list the solvers a method entry can use, with their parameters",
+                             description="Without NAME: every solver, its summary and its parameters "
+                                         "with defaults. With NAMEs: the full description of each.")
+    solvers.add_argument("names", nargs="*", metavar="NAME", help="solver name(s) to describe in full")
+    solvers.set_defaults(func=_solvers_list)
 
     cfg = sub.add_parser("config", help="workflow configs").add_subparsers(dest="sub", required=True)
     check = cfg.add_parser("check", help="validate config files (merged in order)")
@@ -109,6 +222,11 @@ def main(argv=None) -> int:
     args = build_parser().parse_args(argv)
     try:
         args.func(args)
+    except BrokenPipeError:  # output piped into head & co.: stop quietly
+        import os
+
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 0
     except GsslError as exc:
         print(f"gssl: error: {exc}", file=sys.stderr)
         return 1

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import itertools
+import json
 import re
 from pathlib import Path
 
@@ -89,6 +90,7 @@ def check_references(config: dict) -> None:
                 problems += [f"experiment '{exp}': dataset '{ds}' is graph-only (no features), so "
                              f"preprocessing '{p}' must be an empty list" for p in entry["preprocessing"]
                              if config["preprocessing"].get(p)]
+        problems += _selection_problems(config, exp, entry)
     problems += _method_problems(config["methods"])
     for exp in config.get("run", []):
         if exp not in config["experiments"]:
@@ -99,16 +101,115 @@ def check_references(config: dict) -> None:
 
 
 def _method_problems(methods: dict) -> list[str]:
-    """Unknown solver names or parameters, caught before any job starts."""
+    """Unknown solver names or parameters (of every grid point), caught before any job starts."""
     from .solvers.registry import make_solver
 
     problems = []
     for mid, entry in methods.items():
-        try:
-            make_solver(entry["solver"], entry.get("params"))
-        except (ConfigError, TypeError, ValueError) as exc:
-            problems.append(f"method '{mid}': {exc}")
+        for variant, params in grid_variants(entry) if entry.get("grid") else [("", entry.get("params"))]:
+            try:
+                make_solver(entry["solver"], params)
+            except (ConfigError, TypeError, ValueError) as exc:
+                where = f" (grid point {variant}: {grid_values(entry, variant)})" if variant else ""
+                problems.append(f"method '{mid}'{where}: {exc}")
+                break
     return problems
+
+
+def _selection_problems(config: dict, exp: str, entry: dict) -> list[str]:
+    """A selection must name a protocol and, unless it reproduces a paper's tuning on the scored
+    points, never read the label of a point that a reported protocol scores."""
+    gridded = [m for m in entry["methods"] if config["methods"].get(m, {}).get("grid")]
+    sel = entry.get("selection")
+    if sel is None:
+        return [f"experiment '{exp}': method '{m}' has a grid but the experiment names no "
+                f"selection (add selection: {{protocol: <id>}})" for m in gridded]
+    if not gridded:
+        return [f"experiment '{exp}': selection is given but none of its methods has a grid"]
+    proto = sel["protocol"]
+    if proto not in config["protocols"]:
+        return [f"experiment '{exp}': selection names unknown protocols id '{proto}' "
+                f"(defined: {', '.join(sorted(config['protocols']))})"]
+    if sel.get("scored_points"):
+        return []
+    if proto in entry["protocols"]:
+        return [f"experiment '{exp}': selection protocol '{proto}' is also a reported protocol; "
+                f"choose on other splits, or set selection.scored_points: true to reproduce a "
+                f"paper that tuned on its scored points"]
+    hold = config["protocols"][proto].get("holdout") or {}
+    problems = []
+    if hold.get("part") != "inside":
+        problems.append(f"experiment '{exp}': selection protocol '{proto}' must draw inside a "
+                        f"holdout set (holdout: {{fraction: f, part: inside}}) so that it never "
+                        f"reads the label of a point the reported protocols score; or set "
+                        f"selection.scored_points: true")
+    for p in entry["protocols"]:
+        ph = config["protocols"].get(p, {}).get("holdout") or {}
+        if ph != {"fraction": hold.get("fraction"), "part": "outside"}:
+            problems.append(f"experiment '{exp}': reported protocol '{p}' must leave the selection "
+                            f"holdout unused: give it holdout: {{fraction: {hold.get('fraction')}, "
+                            f"part: outside}} (selection protocol '{proto}')")
+    return problems
+
+
+def grid_variants(entry: dict) -> list[tuple[str, dict]]:
+    """(variant id, constructor params) of every point of a method's grid, in grid order (the
+    product of the value lists, the first key varying slowest). The id is a short hash of the
+    params, so it names the same point whatever else the grid holds."""
+    from .hashing import params_hash
+
+    grid = entry.get("grid") or {}
+    out = []
+    for values in itertools.product(*grid.values()):
+        params = json.loads(json.dumps(entry.get("params") or {}))
+        for key, value in zip(grid, values):
+            _set_dotted(params, key, value)
+        out.append(("g" + params_hash(params, 8), params))
+    return out
+
+
+def grid_values(entry: dict, variant: str) -> dict:
+    """The grid's values at one variant: {dotted key: value}."""
+    for vid, params in grid_variants(entry):
+        if vid == variant:
+            return {key: get_dotted(params, key) for key in entry["grid"]}
+    raise ConfigError(f"no grid point {variant!r}")
+
+
+def _set_dotted(d: dict, key: str, value) -> None:
+    *path, last = key.split(".")
+    for part in path:
+        d = d.setdefault(part, {})
+        if not isinstance(d, dict):
+            raise ConfigError(f"grid key {key!r}: {part!r} is not a mapping in the method's params")
+    d[last] = value
+
+
+def get_dotted(d: dict, key: str):
+    for part in key.split("."):
+        d = d[part]
+    return d
+
+
+def selection_jobs(config: dict, experiment: str) -> list[dict]:
+    """Wildcard dicts of the grid jobs an experiment's selection stage runs."""
+    from .splits import n_splits
+
+    e = config["experiments"][experiment]
+    sel = e.get("selection")
+    if not sel:
+        return []
+    n = n_splits(config["protocols"][sel["protocol"]])
+    step = config.get("splits_per_job") or n
+    jobs = []
+    for ds, prep, graph, method in itertools.product(
+            e["datasets"], e["preprocessing"], e["graphs"], e["methods"]):
+        for variant, _ in grid_variants(config["methods"][method]) if config["methods"][method].get("grid") else []:
+            for first in range(0, n, step):
+                jobs.append(dict(experiment=experiment, dataset=ds, prep=prep, graph=graph,
+                                 method=method, variant=variant, protocol=sel["protocol"],
+                                 first=first, last=min(first + step, n) - 1))
+    return jobs
 
 
 def experiments_to_run(config: dict) -> list[str]:
@@ -116,17 +217,41 @@ def experiments_to_run(config: dict) -> list[str]:
 
 
 def solve_jobs(config: dict, experiment: str) -> list[dict]:
-    """Wildcard dicts of every solve job of one experiment."""
+    """Wildcard dicts of every solve job of one experiment: one per cell (dataset, prep, graph,
+    method, protocol) and block of ``splits_per_job`` consecutive splits (``first``..``last``)."""
     from .splits import n_splits
 
     e = config["experiments"][experiment]
+    per_job = config.get("splits_per_job")
     jobs = []
     for ds, prep, graph, method, proto in itertools.product(
             e["datasets"], e["preprocessing"], e["graphs"], e["methods"], e["protocols"]):
-        for split in range(n_splits(config["protocols"][proto])):
+        n = n_splits(config["protocols"][proto])
+        step = per_job or n
+        for first in range(0, n, step):
             jobs.append(dict(experiment=experiment, dataset=ds, prep=prep, graph=graph,
-                             method=method, protocol=proto, split=split))
+                             method=method, protocol=proto, first=first,
+                             last=min(first + step, n) - 1))
     return jobs
+
+
+def expected_headline(config: dict, experiment: str) -> tuple[str, bool]:
+    """(score, lower is better) an experiment's tables lead with, known before anything runs:
+    purity for clustering methods, the test error for protocols with test points, else the error
+    on the unlabeled points (as :func:`gssl.report.headline_metric` picks from the results)."""
+    from sklearn.base import is_clusterer
+
+    from .solvers.registry import SOLVERS
+
+    e = config["experiments"][experiment]
+    solvers = [SOLVERS.get(config["methods"][m]["solver"]) for m in e["methods"]]
+    if all(cls is not None and is_clusterer(cls()) for cls in solvers):
+        return "purity", False
+    protocols = [config["protocols"][p] for p in e["protocols"]]
+    if all(p["kind"] == "melacci_cv" or (p["kind"] == "per_class_counts" and p.get("test"))
+           for p in protocols):
+        return "error_test", True
+    return "error_unlabeled", True
 
 
 def load_yaml(path) -> dict:

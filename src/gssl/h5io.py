@@ -190,7 +190,7 @@ def describe(path) -> str:
             "inputs", "complete", "write_seconds"}
     for k, v in attrs.items():
         if k not in skip:
-            lines.append(f"{k + ':':<15}{v}")
+            lines.append(f"{k + ':':<14} {v}")  # a space even after keys longer than the column
     lines.append("arrays:")
     with h5py.File(path, "r") as fh:
         for name in sorted(fh.keys()):

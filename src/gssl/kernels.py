@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import contextlib
+import contextvars
 import numbers
 
 import numpy as np
@@ -52,6 +54,33 @@ def kernel_matrix(X, Y=None, spec: dict | None = None) -> np.ndarray:
     if spec is None:
         raise ConfigError("kernel_matrix needs a kernel spec, e.g. {'kind': 'rbf', 'sigma': 1.0}")
     spec = validate_kernel(spec)
+    shared = _SHARED.get()
+    shared = shared if shared is not None and Y is None and X is shared[0] else None
+    key = tuple(sorted(spec.items()))
+    if shared is not None and key in shared[1]:
+        return shared[1][key]
+    K = _compute(X, Y, spec)
+    if shared is not None:
+        K.setflags(write=False)  # shared by every fit in the block: a solver must copy to modify
+        shared[1][key] = K
+    return K
+
+
+_SHARED = contextvars.ContextVar("gssl_shared_kernels", default=None)  # (X, {spec key: K})
+
+
+@contextlib.contextmanager
+def shared_kernels(X):
+    """Inside the block, ``kernel_matrix(X, None, spec)`` for this very ``X`` is computed once per
+    spec and shared (read-only) by every caller: the splits of a cell fit on the same nodes."""
+    token = _SHARED.set((X, {}))
+    try:
+        yield
+    finally:
+        _SHARED.reset(token)
+
+
+def _compute(X, Y, spec: dict) -> np.ndarray:
     if spec["kind"] == "rbf":
         K = rbf_kernel(X, Y, gamma=1.0 / (2.0 * float(spec["sigma"]) ** 2))
     elif spec["kind"] == "linear":

@@ -94,29 +94,50 @@ def build_splits(data_path, dataset_id: str, protocol_id: str, spec: dict, out) 
                 inputs=_inputs(data=data_path), build_seconds=time.perf_counter() - t0)
 
 
+class Cell:
+    """What every split of one (dataset, prep, graph, protocol) cell shares, loaded once:
+    features, labels, the graph (with ``graph.X``) and the split roles."""
+
+    def __init__(self, features_path, graph_path, splits_path):
+        from .features import load_features
+        from .graphs.cache import load_graph
+        from .splits import load_splits
+
+        t0 = time.perf_counter()
+        self.X, self.y = load_features(features_path)
+        self.graph = load_graph(graph_path)
+        self.graph.X = self.X
+        self.roles = load_splits(splits_path)
+        self.splits_path = splits_path
+        n = self.y.shape[0]
+        if self.graph.n_nodes != n or self.roles.shape[1] != n:
+            raise ConfigError(f"size mismatch: features {n}, graph {self.graph.n_nodes}, splits "
+                              f"{self.roles.shape[1]} nodes; rebuild with snakemake --forcerun")
+        self.n_classes = int(self.y.max()) + 1
+        self.load_seconds = time.perf_counter() - t0
+
+
 def run_solver(features_path, graph_path, splits_path, split: int, method: dict,
                seed: int = 0) -> dict:
     """Fit one method on one split; return metrics, timings, iterations and predictions."""
-    from .features import load_features
-    from .graphs.cache import load_graph
+    cell = Cell(features_path, graph_path, splits_path)
+    result = fit_split(cell, split, method, seed)
+    result["metrics"]["load_seconds"] = cell.load_seconds
+    return result
+
+
+def fit_split(cell: Cell, split: int, method: dict, seed: int = 0) -> dict:
+    """Fit one method on one split of a loaded cell; return metrics, history and predictions."""
     from sklearn.base import is_clusterer
 
     from .metrics import clustering_accuracy, error_rate, macro_error, purity
     from .solvers.registry import make_solver
-    from .splits import LABELED, TEST, UNLABELED, UNUSED, VALIDATION, load_splits
+    from .splits import LABELED, TEST, UNLABELED, UNUSED, VALIDATION
 
-    t_load = time.perf_counter()
-    X, y = load_features(features_path)
-    graph = load_graph(graph_path)
-    graph.X = X
-    roles = load_splits(splits_path)
-    if not 0 <= split < roles.shape[0]:
-        raise ConfigError(f"split {split} out of range: {splits_path} holds {roles.shape[0]} splits")
-    role = roles[split]
-    if graph.n_nodes != y.shape[0] or role.shape[0] != y.shape[0]:
-        raise ConfigError(f"size mismatch: features {y.shape[0]}, graph {graph.n_nodes}, split "
-                          f"{role.shape[0]} nodes; rebuild with snakemake --forcerun")
-    n_classes = int(y.max()) + 1
+    if not 0 <= split < cell.roles.shape[0]:
+        raise ConfigError(f"split {split} out of range: {cell.splits_path} holds "
+                          f"{cell.roles.shape[0]} splits")
+    y, role = cell.y, cell.roles[split]
     y_train = np.where(role == LABELED, y, -1)
     params = dict(method.get("params") or {})
     if "random_state" in _param_names(method["solver"]):
@@ -132,12 +153,11 @@ def run_solver(features_path, graph_path, splits_path, split: int, method: dict,
     if "predict_mask" in fit_args:  # ... and predict the scored nodes (others are UNUSED)
         fit_kwargs["predict_mask"] = role != UNUSED
     t_fit = time.perf_counter()
-    est.fit(graph, y_train, n_classes=n_classes, **fit_kwargs)
+    est.fit(cell.graph, y_train, n_classes=cell.n_classes, **fit_kwargs)
     fit_seconds = time.perf_counter() - t_fit
     pred = np.asarray(est.transduction_)
-    metrics = {"fit_seconds": fit_seconds, "load_seconds": t_fit - t_load,
-               "n_labeled": int((role == LABELED).sum()), "n_nodes": int(y.shape[0]),
-               "n_iter": float(getattr(est, "n_iter_", 0) or 0)}
+    metrics = {"fit_seconds": fit_seconds, "n_labeled": int((role == LABELED).sum()),
+               "n_nodes": int(y.shape[0]), "n_iter": float(getattr(est, "n_iter_", 0) or 0)}
     # solver-specific diagnostics an estimator chooses to expose (e.g. which start won)
     metrics.update({f"solver_{k}": float(v) for k, v in getattr(est, "fit_metrics_", {}).items()})
     for name, code in (("unlabeled", UNLABELED), ("validation", VALIDATION), ("test", TEST)):
@@ -150,8 +170,16 @@ def run_solver(features_path, graph_path, splits_path, split: int, method: dict,
         metrics["purity"] = purity(y[mask], pred[mask])
         metrics["clustering_accuracy"] = clustering_accuracy(y[mask], pred[mask])
     history = list(getattr(est, "history_", None) or [])
-    return {"metrics": metrics, "history": history, "predictions": pred.tolist(),
+    return {"split": split, "metrics": metrics, "history": history, "predictions": pred.tolist(),
             "converged": getattr(est, "converged_", None), "stop_reason": getattr(est, "stop_reason_", None)}
+
+
+def run_cell(cell: Cell, splits, method: dict, seed: int = 0) -> list[dict]:
+    """Fit one method on several splits of a loaded cell, sharing kernel matrices between them."""
+    from .kernels import shared_kernels
+
+    with shared_kernels(cell.X):
+        return [fit_split(cell, s, method, seed) for s in splits]
 
 
 def _fit_parameters(est) -> set:
@@ -172,10 +200,14 @@ def describe_inputs(**paths) -> dict:
     return {name: read_attrs(p)["params_hash"] for name, p in paths.items()}
 
 
-def write_result(out, wildcards: dict, method: dict, result: dict, run_id: str | None,
-                 tracking_uri: str | None, code_hash: str) -> None:
+def write_block(out, wildcards: dict, method: dict, results: list[dict], run_ids: list[str],
+                parent_run_id: str | None, tracking_uri: str | None, code_hash: str,
+                timings: dict) -> None:
+    """The solve job's output: one record per split (metrics, MLflow run id) and the job's timings."""
+    records = [{"split": r["split"], "metrics": r["metrics"], "converged": r.get("converged"),
+                "stop_reason": r.get("stop_reason"), "mlflow_run_id": rid}
+               for r, rid in zip(results, run_ids, strict=True)]
     payload = {"gssl_version": __version__, **wildcards, "method_params": method,
-               "metrics": result["metrics"], "converged": result.get("converged"),
-               "stop_reason": result.get("stop_reason"), "mlflow_run_id": run_id,
-               "tracking_uri": tracking_uri, "code_hash": code_hash}
+               "splits": records, "mlflow_parent_run_id": parent_run_id,
+               "tracking_uri": tracking_uri, "code_hash": code_hash, "timings": timings}
     atomic_write_text(out, json.dumps(payload, indent=1, sort_keys=True) + "\n")

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+from dataclasses import dataclass
+from html import escape as _escape
 from pathlib import Path
 
 import numpy as np
@@ -12,17 +14,39 @@ KEYS = ["dataset", "prep", "graph", "method", "protocol"]
 ERROR_METRICS = ["error_unlabeled", "error_validation", "error_test", "macro_error_unlabeled"]
 
 
+SCORE_PREFIXES = ("error_", "macro_error_", "purity", "clustering_accuracy")
+
+
 def load_runs(paths) -> pd.DataFrame:
+    """One row per split from the solve jobs' JSON outputs (each holds a block of splits)."""
     rows = []
     for p in paths:
         rec = json.loads(Path(p).read_text())
-        row = {k: rec[k] for k in KEYS + ["split"]}
-        row.update(rec["metrics"])
-        row["mlflow_run_id"] = rec.get("mlflow_run_id")
-        rows.append(row)
+        for split in rec["splits"]:
+            row = {k: rec[k] for k in KEYS}
+            row["split"] = split["split"]
+            row.update(split["metrics"])
+            row["mlflow_run_id"] = split.get("mlflow_run_id")
+            rows.append(row)
     if not rows:
         raise ValueError("no run outputs given")
     return pd.DataFrame(rows)
+
+
+def split_statistics(metrics: list[dict]) -> dict[str, float]:
+    """A cell's statistics over its splits: ``<score>_mean``, ``_std`` (ddof 0, as the tables) and
+    ``_sem`` (standard error of the mean, ddof 1) of every error / purity score, the mean fit time
+    and ``n_splits``. Scores missing from some splits are summarised over the splits that have them."""
+    out: dict[str, float] = {"n_splits": float(len(metrics))}
+    names = dict.fromkeys(k for m in metrics for k in m if k.startswith(SCORE_PREFIXES))
+    for name in names:
+        v = np.array([m[name] for m in metrics if name in m], dtype=float)
+        out[f"{name}_mean"] = float(v.mean())
+        out[f"{name}_std"] = float(v.std())
+        out[f"{name}_sem"] = float(v.std(ddof=1) / np.sqrt(v.size)) if v.size > 1 else float("nan")
+    if metrics and all("fit_seconds" in m for m in metrics):
+        out["fit_seconds_mean"] = float(np.mean([m["fit_seconds"] for m in metrics]))
+    return out
 
 
 def aggregate(runs: pd.DataFrame) -> pd.DataFrame:
@@ -30,7 +54,8 @@ def aggregate(runs: pd.DataFrame) -> pd.DataFrame:
     metrics = [c for c in runs.columns if c not in KEYS + ["split", "mlflow_run_id"]
                and pd.api.types.is_numeric_dtype(runs[c])]
     g = runs.groupby(KEYS, sort=False)[metrics]
-    out = g.mean().add_suffix("_mean").join(g.std(ddof=0).add_suffix("_std"))
+    out = (g.mean().add_suffix("_mean").join(g.std(ddof=0).add_suffix("_std"))
+           .join(g.sem().add_suffix("_sem")))
     out["n_splits"] = runs.groupby(KEYS, sort=False).size()
     return out.reset_index()
 
@@ -51,32 +76,154 @@ def _order(values, preferred):
     return seen + [v for v in dict.fromkeys(values) if v not in seen]
 
 
+HIGHER_IS_BETTER = ("purity", "clustering_accuracy")
+
+
+@dataclass(frozen=True)
+class PaperTable:
+    """One dataset setting (dataset, prep, graph) of an experiment laid out as in the papers:
+    rows = methods, columns = protocols, each cell the metric's mean, std and number of splits
+    (NaN where the setting has no result for that method and protocol)."""
+
+    dataset: str
+    prep: str
+    graph: str
+    metric: str
+    methods: list
+    protocols: list
+    mean: pd.DataFrame
+    std: pd.DataFrame
+    n: pd.DataFrame
+
+    def cell(self, method: str, protocol: str) -> str | None:
+        """``"mean ± std (n=N)"`` in the metric's unit (%), None where there is no value."""
+        mean = self.mean.at[method, protocol]
+        if pd.isna(mean):
+            return None
+        return (f"{mean:.2f} ± {self.std.at[method, protocol]:.2f} "
+                f"(n={int(self.n.at[method, protocol])})")
+
+    def best(self, protocol: str) -> set:
+        """The methods with the best mean in a column, as displayed (2 decimals; ties all count):
+        the lowest error, or the highest purity / clustering accuracy."""
+        col = self.mean[protocol].dropna().round(2)
+        if col.empty:
+            return set()
+        target = col.max() if self.metric.startswith(HIGHER_IS_BETTER) else col.min()
+        return set(col.index[col == target])
+
+
+def paper_tables(table: pd.DataFrame, entry: dict, metric: str | None = None) -> list[PaperTable]:
+    """The layout markdown() and html() share: one PaperTable per (dataset, prep, graph) in the
+    table's order; methods and protocols in the experiment entry's order, then any others in the
+    order they appear. ``metric`` defaults to :func:`headline_metric`."""
+    metric = metric or headline_metric(table)
+    out = []
+    for (ds, prep, graph), sub in table.groupby(["dataset", "prep", "graph"], sort=False):
+        protocols = _order(sub["protocol"], entry.get("protocols", []))
+        methods = _order(sub["method"], entry.get("methods", []))
+        first = sub.drop_duplicates(["method", "protocol"])
+
+        def grid(column):
+            return (first.pivot(index="method", columns="protocol", values=column)
+                    .reindex(index=methods, columns=protocols))
+
+        out.append(PaperTable(ds, prep, graph, metric, methods, protocols,
+                              grid(f"{metric}_mean"), grid(f"{metric}_std"), grid("n_splits")))
+    return out
+
+
+def _metric_name(metric: str) -> str:
+    return metric.replace("_", " ")
+
+
 def markdown(table: pd.DataFrame, experiment: str, entry: dict, metric: str | None = None) -> str:
     """Paper-style tables: rows methods, columns protocols, cells mean ± std, one per dataset setting."""
     metric = metric or headline_metric(table)
     lines = [f"# Experiment `{experiment}`", ""]
     if entry.get("description"):
         lines += [entry["description"], ""]
-    lines += [f"Cells: {metric.replace('_', ' ')} (%), mean ± std over splits (n = number of splits).", ""]
-    for (ds, prep, graph), sub in table.groupby(["dataset", "prep", "graph"], sort=False):
-        protocols = _order(sub["protocol"], entry.get("protocols", []))
-        methods = _order(sub["method"], entry.get("methods", []))
-        lines += [f"## {ds} · prep `{prep}` · graph `{graph}`", "",
-                  "| method | " + " | ".join(protocols) + " |",
-                  "|---|" + "---|" * len(protocols)]
-        for m in methods:
-            cells = []
-            for p in protocols:
-                r = sub[(sub["method"] == m) & (sub["protocol"] == p)]
-                if r.empty or pd.isna(r[f"{metric}_mean"].iloc[0]):
-                    cells.append("–")
-                else:
-                    r = r.iloc[0]
-                    cells.append(f"{r[f'{metric}_mean']:.2f} ± {r[f'{metric}_std']:.2f} "
-                                 f"(n={int(r['n_splits'])})")
+    lines += [f"Cells: {_metric_name(metric)} (%), mean ± std over splits (n = number of splits).",
+              ""]
+    for t in paper_tables(table, entry, metric):
+        lines += [f"## {t.dataset} · prep `{t.prep}` · graph `{t.graph}`", "",
+                  "| method | " + " | ".join(t.protocols) + " |",
+                  "|---|" + "---|" * len(t.protocols)]
+        for m in t.methods:
+            cells = [t.cell(m, p) or "–" for p in t.protocols]
             lines.append(f"| {m} | " + " | ".join(cells) + " |")
         lines.append("")
     return "\n".join(lines)
+
+
+HTML_STYLE = """
+body { margin: 0; padding: 24px 32px; background: #fff; color: #1b1f24;
+       font: 14px/1.45 system-ui, -apple-system, "Segoe UI", Roboto, "Helvetica Neue", sans-serif; }
+h1 { font-size: 20px; margin: 0 0 6px; }
+h2 { font-size: 15px; margin: 26px 0 6px; }
+code { font: 0.95em ui-monospace, SFMono-Regular, Menlo, Consolas, monospace;
+       background: #f1f3f5; padding: 0 3px; border-radius: 3px; }
+p { margin: 4px 0; max-width: 60em; }
+p.legend { color: #4a525c; }
+table { border-collapse: collapse; border-top: 2px solid #1b1f24; border-bottom: 2px solid #1b1f24;
+        font-variant-numeric: tabular-nums; margin: 4px 0; }
+thead th { border-bottom: 1px solid #1b1f24; vertical-align: bottom; }
+th, td { padding: 5px 16px; white-space: nowrap; }
+th { font-weight: 600; text-align: right; }
+th.method { text-align: left; }
+tbody th { font-weight: normal; text-align: left; }
+td { text-align: right; }
+td.best { font-weight: 700; }
+td.missing { color: #8a9099; text-align: center; }
+tbody tr:nth-child(even) { background: #f5f6f8; }
+.label { display: block; font-weight: normal; color: #4a525c; font-size: 12px; }
+"""
+
+
+def html(table: pd.DataFrame, experiment: str, entry: dict, metric: str | None = None,
+         protocol_labels: dict | None = None) -> str:
+    """The markdown() tables as one self-contained, styled HTML page (for the Snakemake report):
+    per dataset setting rows = methods, columns = protocols (with their labels, e.g. "5/class",
+    where ``protocol_labels`` has them), cells "mean ± std (n=N)" in %, the best mean per column
+    in bold, "–" where there is no result. Every name from the config or runs is escaped; the page
+    is pure ASCII (non-ASCII characters as numeric character references)."""
+    metric = metric or headline_metric(table)
+    labels = protocol_labels or {}
+    e = _escape
+    best = "highest" if metric.startswith(HIGHER_IS_BETTER) else "lowest"
+    out = ["<!DOCTYPE html>", '<html lang="en">', "<head>", '<meta charset="utf-8">',
+           f"<title>Experiment {e(experiment)}</title>", f"<style>{HTML_STYLE}</style>",
+           "</head>", "<body>", f"<h1>Experiment <code>{e(experiment)}</code></h1>"]
+    if entry.get("description"):
+        out.append(f"<p>{e(entry['description'])}</p>")
+    out.append(f'<p class="legend">Cells: {e(_metric_name(metric))} (%), mean ± std over '
+               f"random splits (n = number of splits); bold: the {best} mean in its column; "
+               "a dash (–) marks a missing result.</p>")
+    for t in paper_tables(table, entry, metric):
+        out += ["<section>",
+                f"<h2>{e(t.dataset)} · prep <code>{e(t.prep)}</code> · graph "
+                f"<code>{e(t.graph)}</code></h2>",
+                "<table>", '<thead><tr><th scope="col" class="method">method</th>']
+        for p in t.protocols:
+            label = f'<span class="label">{e(labels[p])}</span>' if labels.get(p) else ""
+            out.append(f'<th scope="col">{e(p)}{label}</th>')
+        out += ["</tr></thead>", "<tbody>"]
+        winners = {p: t.best(p) for p in t.protocols}
+        for m in t.methods:
+            row = [f'<tr><th scope="row">{e(m)}</th>']
+            for p in t.protocols:
+                text = t.cell(m, p)
+                if text is None:
+                    row.append('<td class="missing">–</td>')
+                else:
+                    cls = ' class="best"' if m in winners[p] else ""
+                    row.append(f"<td{cls}>{e(text)}</td>")
+            out.append("".join(row) + "</tr>")
+        out += ["</tbody>", "</table>", "</section>"]
+    out += ["</body>", "</html>", ""]
+    # ASCII with character references (± -> &#177;): renders the same whatever encoding the file
+    # is written or served with (the report embeds it as a data: URI)
+    return "\n".join(out).encode("ascii", "xmlcharrefreplace").decode("ascii")
 
 
 def plot(table: pd.DataFrame, out, experiment: str, protocol_labels: dict | None = None,

@@ -66,11 +66,12 @@ def validate_protocol(spec: dict) -> dict:
     kind = spec["kind"]
     if kind not in _KEYS:
         raise ConfigError(f"unknown split protocol kind {kind!r}; known kinds: {sorted(_KEYS)}")
-    unknown = sorted(set(spec) - set(_KEYS[kind]) - {"kind"})
+    unknown = sorted(set(spec) - set(_KEYS[kind]) - {"kind", "holdout"})
     if unknown:
         raise ConfigError(f"split protocol {kind!r}: unknown keys {unknown}; allowed: "
                           f"{sorted(_KEYS[kind])}")
-    out = {"kind": kind, **_KEYS[kind], **spec}
+    out = {"kind": kind, **_KEYS[kind], "holdout": None, **spec}
+    _validate_holdout(out)
     if kind == "labels_per_class":
         _int(out, "n", 1), _int(out, "repeats", 1)
     elif kind == "melacci_cv":
@@ -87,6 +88,36 @@ def validate_protocol(spec: dict) -> dict:
     else:
         _validate_fraction(out)
     return out
+
+
+HOLDOUT_PARTS = ("inside", "outside")
+
+
+def _validate_holdout(out: dict) -> None:
+    h = out["holdout"]
+    if h is None:
+        return
+    ok = (isinstance(h, dict) and set(h) == {"fraction", "part"} and h["part"] in HOLDOUT_PARTS
+          and not isinstance(h["fraction"], bool) and isinstance(h["fraction"], (int, float))
+          and 0 < h["fraction"] < 1)
+    if not ok:
+        raise ConfigError(f"split protocol {out['kind']!r}: 'holdout' must be a mapping "
+                          f"{{fraction: f (0 < f < 1), part: inside | outside}}, got {h!r}")
+
+
+def holdout_mask(y, fraction: float, dataset: str) -> np.ndarray:
+    """The dataset's holdout set: a seeded ``fraction`` of each class (at least one point).
+
+    It depends on the dataset and the fraction only, so every protocol naming the same fraction
+    sees the same set: selection protocols (``part: inside``) draw and score inside it, reported
+    protocols (``part: outside``) leave it unused, and no label is shared between the two.
+    """
+    _, codes = _encode(y)
+    rng = np.random.default_rng(seed_for(dataset, "holdout", float(fraction)))
+    rank = _within_class_rank(codes, rng)
+    sizes = np.bincount(codes)
+    take = np.maximum(1, np.floor(fraction * sizes).astype(np.int64))
+    return rank < take[codes]
 
 
 def _validate_fraction(out: dict) -> None:
@@ -304,7 +335,15 @@ _PROTOCOLS = {"labels_per_class": _labels_per_class, "melacci_cv": _melacci_cv,
 def make_splits(y, spec: dict, dataset: str, protocol_id: str) -> np.ndarray:
     """Roles (int8, shape (n_splits, n)) of every point in every split of the protocol."""
     spec = validate_protocol(spec)
-    return _PROTOCOLS[spec["kind"]](y, spec, dataset, protocol_id)
+    h = spec["holdout"]
+    if h is None:
+        return _PROTOCOLS[spec["kind"]](y, spec, dataset, protocol_id)
+    mask = holdout_mask(y, h["fraction"], dataset)
+    part = mask if h["part"] == "inside" else ~mask
+    y = np.asarray(y)
+    roles = np.full((n_splits(spec), y.size), UNUSED, dtype=np.int8)
+    roles[:, part] = _PROTOCOLS[spec["kind"]](y[part], spec, dataset, protocol_id)
+    return roles
 
 
 def role_counts(roles: np.ndarray) -> dict:

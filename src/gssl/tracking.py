@@ -1,15 +1,22 @@
 """MLflow tracking: the only gssl module that imports MLflow.
 
 - ``default_tracking_uri(results)``: ``sqlite:///<abs>/results/mlflow.db`` unless ``MLFLOW_TRACKING_URI`` is set.
-- ``init_store``: migrate the schema once and create experiments (race-safe), before parallel jobs log.
-- ``log_run``: one run per solver job, started with an explicit experiment id (never the active-experiment
-  global state, which misfiles runs under concurrency).
-- ``summarize``: one summary run per experiment holding tables and plots; current runs become its
-  children (``mlflow.parentRunId``) and every other run of the experiment is tagged superseded.
+- ``init_store``: create the schema and the experiments under a file lock, before parallel jobs log.
+- ``log_cell``: a solve job's runs: one parent run per cell (its splits' mean / std / standard error)
+  and one child run per split, all started with an explicit experiment id (never the
+  active-experiment global state, which misfiles runs under concurrency). ``log_run``: one run.
+- ``summarize``: one summary run per experiment holding tables and plots; every run that is not
+  current is tagged ``gssl.superseded=true``.
+
+The run tree an experiment shows: cell runs at the top level (what the UI's table and charts
+compare), their split runs nested under them, and the summary run beside them.
 """
 
 from __future__ import annotations
 
+import contextlib
+import fcntl
+import functools
 import json
 import os
 import time
@@ -21,6 +28,7 @@ from .hashing import canonical_json
 TAG_PREFIX = "gssl."
 SUMMARY_TAG = "gssl.summary"
 SUPERSEDED_TAG = "gssl.superseded"
+KIND_TAG = "gssl.kind"  # cell | block | split | summary
 MAX_PARAM_CHARS = 6000
 
 
@@ -35,7 +43,9 @@ def default_tracking_uri(results_dir="results") -> str:
     return f"sqlite:///{Path(results_dir).resolve() / 'mlflow.db'}"
 
 
+@functools.lru_cache(maxsize=8)
 def _client(uri: str):
+    """One client per store and process: the store's engine and schema check are paid once."""
     from mlflow.tracking import MlflowClient
 
     return MlflowClient(tracking_uri=uri)
@@ -48,35 +58,138 @@ def _artifact_root(uri: str, results_dir) -> str | None:
     return (Path(results_dir).resolve() / "mlflow-artifacts").as_uri()
 
 
-def ensure_experiment(client, name: str, artifact_root: str | None) -> str:
-    """Get or create experiment ``name``; a concurrent creator winning the race is not an error."""
+# What the experiment holds, for MLflow UIs that read it (3.17 decides its landing tab by the
+# browser's "GenAI / Model training" switch or the link's workflowType=machine_learning instead).
+EXPERIMENT_KIND = {"mlflow.experimentKind": "custom_model_development"}
+VIEW_TAG = "mlflow.sharedViewState."  # + view id: a saved view of the runs page, stored server-side
+CELL_VIEW, SPLIT_VIEW = "gssl-cells", "gssl-splits"
+
+
+def saved_views(headline: str = "error_unlabeled", ascending: bool = True) -> dict[str, str]:
+    """Experiment tags holding the runs-page views a gssl experiment opens on (MLflow 3 saved views).
+
+    ``gssl-cells``: the current cell runs only, sorted by the headline score, with its mean /
+    standard error, the number of splits, the fit time and the method / protocol / dataset tags as
+    columns; ``gssl-splits``: the current split runs with the same columns. Open one with
+    :func:`ui_link`.
+    """
+    def col(kind, name):
+        return f"{kind}.`{name}`"
+
+    def view(name, kind, columns):
+        state = {
+            "searchFilter": f"tags.`{SUPERSEDED_TAG}` = 'false' AND tags.`{KIND_TAG}` = '{kind}'",
+            "orderByKey": col("metrics", columns[0][1]), "orderByAsc": ascending,
+            "startTime": "ALL", "lifecycleFilter": "Active", "datasetsFilter": [],
+            "modelVersionFilter": "All Runs",
+            "selectedColumns": [col(*c) for c in columns],
+            "columnOrder": ["attributes.`Run Name`"] + [col(*c) for c in columns],
+            "columnWidths": {"attributes.`Run Name`": 380, **{col(*c): 150 for c in columns}},
+            "runsHiddenMode": "SHOW_ALL", "viewMaximized": False, "runListHidden": False,
+            "isAccordionReordered": False, "useGroupedValuesInCharts": True, "hideEmptyCharts": True,
+            "groupBy": None, "groupsExpanded": {},
+            "globalLineChartConfig": {"xAxisKey": "step", "lineSmoothness": 0,
+                                      "selectedXAxisMetricKey": ""},
+        }
+        return canonical_json({"name": name, "createdAt": 0, "updatedAt": 0,
+                               "state": canonical_json(state)})
+
+    tags = [("tags", f"gssl.{k}") for k in ("method", "protocol", "dataset", "graph")]
+    cells = [("metrics", f"{headline}_mean"), ("metrics", f"{headline}_sem"),
+             ("metrics", "n_splits"), ("metrics", "fit_seconds_mean"), *tags]
+    splits = [("metrics", headline), ("metrics", "fit_seconds"), ("tags", "gssl.split"), *tags]
+    return {VIEW_TAG + CELL_VIEW: view("gssl: compare cells", "cell", cells),
+            VIEW_TAG + SPLIT_VIEW: view("gssl: every split", "split", splits)}
+
+
+def ui_link(experiment_id: str, base: str = "http://127.0.0.1:5000", view: str = CELL_VIEW) -> str:
+    """The MLflow UI address that opens an experiment's runs table on a gssl saved view."""
+    return (f"{base}/#/experiments/{experiment_id}/runs?workflowType=machine_learning"
+            f"&viewStateShareKey={view}")
+
+
+def ensure_experiment(client, name: str, artifact_root: str | None, description: str = "",
+                      headline: tuple[str, bool] = ("error_unlabeled", True)) -> str:
+    """Get or create experiment ``name`` with its tags (kind, description, saved views); a
+    concurrent creator winning the race is not an error."""
     from mlflow.exceptions import MlflowException
 
+    tags = {"gssl.experiment": name, **EXPERIMENT_KIND, **saved_views(*headline)}
+    if description:
+        tags["mlflow.note.content"] = description  # shown as the experiment's description
     exp = client.get_experiment_by_name(name)
-    if exp is not None:
-        if exp.lifecycle_stage == "deleted":
-            client.restore_experiment(exp.experiment_id)
-        return exp.experiment_id
-    location = f"{artifact_root}/{name}" if artifact_root else None
-    try:
-        return client.create_experiment(name, artifact_location=location,
-                                        tags={"gssl.experiment": name})
-    except MlflowException as exc:
-        if "RESOURCE_ALREADY_EXISTS" not in str(exc.error_code) and "already exists" not in str(exc):
-            raise
-        return client.get_experiment_by_name(name).experiment_id
+    if exp is None:
+        location = f"{artifact_root}/{name}" if artifact_root else None
+        try:
+            return client.create_experiment(name, artifact_location=location, tags=tags)
+        except MlflowException as exc:
+            if "RESOURCE_ALREADY_EXISTS" not in str(exc.error_code) and "already exists" not in str(exc):
+                raise
+            exp = client.get_experiment_by_name(name)
+    if exp.lifecycle_stage == "deleted":
+        client.restore_experiment(exp.experiment_id)
+    for key, value in tags.items():  # stores made by older versions get the tags too
+        if exp.tags.get(key) != value:
+            client.set_experiment_tag(exp.experiment_id, key, value)
+    return exp.experiment_id
 
 
-def init_store(uri: str, experiments: list[str], results_dir="results") -> dict[str, str]:
-    """Create the store's schema and the named experiments; return name -> experiment id."""
+def _sqlite_file(uri: str) -> Path | None:
+    """The database file of a ``sqlite:///`` URI (None for other stores)."""
+    if not uri.startswith("sqlite:///"):
+        return None
+    return Path(uri[len("sqlite:///"):].split("?", 1)[0])
+
+
+@contextlib.contextmanager
+def _init_lock(uri: str, results_dir):
+    """An exclusive file lock around store initialisation.
+
+    MLflow creates (and migrates) a sqlite store's schema the first time a client opens it, and two
+    processes doing so at once fail ("table ... already exists"). The lock sits beside a sqlite
+    database (so every user of that file shares it) and under ``results_dir`` otherwise (the init
+    rule is a local rule, so all initialisers of a workflow run on one host).
+    """
+    db = _sqlite_file(uri)
+    lock = db.with_name(db.name + ".init.lock") if db else Path(results_dir) / "mlflow" / ".init.lock"
+    lock.parent.mkdir(parents=True, exist_ok=True)
+    with open(lock, "a") as fh:
+        fcntl.flock(fh, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(fh, fcntl.LOCK_UN)
+
+
+def init_store(uri: str, experiments: list[str], results_dir="results",
+               descriptions: dict[str, str] | None = None,
+               headlines: dict[str, tuple[str, bool]] | None = None) -> dict[str, str]:
+    """Create the store's schema and the named experiments; return name -> experiment id.
+
+    Safe for any number of concurrent callers on one host: schema creation and experiment creation
+    run under one file lock, and an experiment created meanwhile by another host is re-read.
+    """
     try:
-        client = _client(uri)
-        client.search_experiments(max_results=1)  # creates/migrates the schema of a new sqlite store
-        root = _artifact_root(uri, results_dir)
-        return {name: ensure_experiment(client, name, root) for name in experiments}
+        with _init_lock(uri, results_dir):
+            client = _client(uri)
+            client.search_experiments(max_results=1)  # creates/migrates the schema of a new store
+            root = _artifact_root(uri, results_dir)
+            return {name: ensure_experiment(client, name, root, (descriptions or {}).get(name, ""),
+                                            (headlines or {}).get(name, ("error_unlabeled", True)))
+                    for name in experiments}
     except Exception as exc:  # noqa: BLE001 - re-raised with context
-        raise TrackingError(f"cannot initialise MLflow store {uri!r}: {exc}. Check MLFLOW_TRACKING_URI "
-                            f"(unset it to use the default sqlite store under results/)") from exc
+        raise TrackingError(f"cannot initialise MLflow store {uri!r}: {exc}. {_store_hint(uri)}") from exc
+
+
+def _store_hint(uri: str) -> str:
+    if os.environ.get("MLFLOW_TRACKING_URI"):
+        return ("MLFLOW_TRACKING_URI is set: check that it names a reachable store (unset it to use "
+                "the default sqlite store under results/)")
+    db = _sqlite_file(uri)
+    if db is not None:
+        return (f"If {db} is damaged or was written by another MLflow version, move it away and "
+                f"rerun (the runs' JSON outputs are kept), or run: mlflow db upgrade {uri}")
+    return "Check that the tracking server is running and reachable"
 
 
 def read_sentinel(path, experiment: str, uri: str) -> str:
@@ -106,33 +219,67 @@ def flatten(d: dict, prefix: str = "") -> dict[str, str]:
 
 
 def log_run(uri: str, experiment_id: str, run_name: str, tags: dict, params: dict, metrics: dict,
-            history: list[dict] | None = None, artifacts: dict[str, dict] | None = None) -> str:
-    """Log one finished solver job as one MLflow run; return its run id.
+            history: list[dict] | None = None, artifacts: dict[str, dict] | None = None,
+            parent_run_id: str | None = None, files: list | None = None) -> str:
+    """Log one finished run; return its run id.
 
     ``metrics``: name -> float (non-finite values are skipped: MLflow rejects NaN in some stores).
-    ``history``: per-iteration dicts, logged as stepped metrics and as a JSON artifact.
-    ``artifacts``: file name -> JSON-able dict.
+    ``history``: per-iteration dicts, logged as stepped metrics ``history.<name>``.
+    ``artifacts``: file name -> JSON-able dict (one small file per run is the cheap form).
+    ``files``: paths of files to upload as they are (tables, plots).
     """
-    from mlflow.entities import Metric, Param, RunTag
-
     client = _client(uri)
+    _check_experiment(client, uri, experiment_id)
+    return _log_one(client, experiment_id, dict(name=run_name, tags=tags, params=params,
+                                                metrics=metrics, history=history,
+                                                artifacts=artifacts, files=files), parent_run_id)
+
+
+def log_cell(uri: str, experiment_id: str, parent: dict, children: list[dict]) -> tuple[str, list[str]]:
+    """Log a parent run and its child runs in one process; return (parent id, child ids).
+
+    Each of ``parent`` and ``children`` is a dict with keys ``name``, ``tags``, ``params``,
+    ``metrics`` and optionally ``history`` and ``artifacts`` (as for :func:`log_run`). A failure
+    marks every run logged so far FAILED and re-raises.
+    """
+    client = _client(uri)
+    _check_experiment(client, uri, experiment_id)
+    parent_id = _log_one(client, experiment_id, parent)
+    try:
+        child_ids = [_log_one(client, experiment_id, child, parent_id) for child in children]
+    except BaseException:
+        client.set_terminated(parent_id, "FAILED")
+        raise
+    return parent_id, child_ids
+
+
+def _check_experiment(client, uri: str, experiment_id: str) -> None:
     exp = client.get_experiment(experiment_id)
     if exp is None or exp.lifecycle_stage != "active":
         raise TrackingError(f"experiment id {experiment_id} is not an active experiment of {uri}")
-    run = client.create_run(experiment_id, tags={k: str(v) for k, v in tags.items()}, run_name=run_name)
-    run_id = run.info.run_id
+
+
+def _log_one(client, experiment_id: str, spec: dict, parent_run_id: str | None = None) -> str:
+    """create_run (tags), one log_batch per 900 entries, the artifacts, set_terminated."""
+    from mlflow.entities import Metric, Param
+
+    tags = {k: str(v) for k, v in (spec.get("tags") or {}).items()}
+    tags.setdefault(SUPERSEDED_TAG, "false")  # current until a summary says otherwise
+    if parent_run_id:
+        tags["mlflow.parentRunId"] = parent_run_id
+    run_id = client.create_run(experiment_id, tags=tags, run_name=spec["name"]).info.run_id
     try:
         now = int(time.time() * 1000)
-        ms = [Metric(k, float(v), now, 0) for k, v in metrics.items() if _finite(v)]
-        for step, row in enumerate(history or []):
+        ms = [Metric(k, float(v), now, 0) for k, v in (spec.get("metrics") or {}).items() if _finite(v)]
+        for step, row in enumerate(spec.get("history") or []):
             ms += [Metric(f"history.{k}", float(v), now, step) for k, v in row.items() if _finite(v)]
-        ps = [Param(k, v) for k, v in flatten(params).items()]
+        ps = [Param(k, v) for k, v in flatten(spec.get("params") or {}).items()]
         for i in range(0, max(len(ms), len(ps), 1), 900):  # MLflow caps a batch at 1000 entries
             client.log_batch(run_id, metrics=ms[i:i + 900], params=ps[i:i + 900], tags=[])
-        if history:
-            client.log_dict(run_id, {"history": history}, "history.json")
-        for name, payload in (artifacts or {}).items():
+        for name, payload in (spec.get("artifacts") or {}).items():
             client.log_dict(run_id, payload, name)
+        for path in spec.get("files") or ():
+            client.log_artifact(run_id, str(path))
         client.set_terminated(run_id, "FINISHED")
     except BaseException:
         client.set_terminated(run_id, "FAILED")
@@ -159,36 +306,48 @@ def _all_runs(client, experiment_id: str):
 
 
 def summarize(uri: str, experiment_id: str, experiment: str, current_run_ids: list[str],
-              files: list[str], params: dict | None = None, metrics: dict | None = None) -> str:
-    """Log the summary run of an experiment and tidy the run tree; return the summary run id."""
-    from mlflow.entities import RunTag
+              files: list[str], params: dict | None = None, metrics: dict | None = None,
+              cells: list[dict] = ()) -> str:
+    """Log the summary run of an experiment and tidy the run tree; return the summary run id.
 
+    ``cells``: parent runs to create for cells whose splits ran in several jobs (dicts as for
+    :func:`log_cell`'s parent, plus ``children``: the ids of the block runs to nest under it).
+    Every run of the experiment that is neither current, nor one of these, nor the summary is
+    tagged ``gssl.superseded=true``; the current ones carry ``false``.
+    """
     client = _client(uri)
+    _check_experiment(client, uri, experiment_id)
+    current = set(current_run_ids)
+    for cell in cells:
+        cid = _log_one(client, experiment_id, cell)
+        for child in cell["children"]:
+            client.set_tag(child, "mlflow.parentRunId", cid)
+        current.add(cid)
     run = client.create_run(experiment_id, run_name=f"summary:{experiment}",
-                            tags={SUMMARY_TAG: "true", "gssl.experiment": experiment,
-                                  "mlflow.note.content": f"Summary of {len(current_run_ids)} current "
-                                                          f"runs of experiment {experiment}."})
+                            tags={SUMMARY_TAG: "true", KIND_TAG: "summary", SUPERSEDED_TAG: "false",
+                                  "gssl.experiment": experiment,
+                                  "mlflow.note.content": f"Summary of experiment {experiment}: "
+                                                         f"tables and plots of {len(current_run_ids)} "
+                                                         f"current runs."})
     sid = run.info.run_id
+    current.add(sid)
     try:
         for path in files:
             client.log_artifact(sid, str(path))
-        if params:
-            from mlflow.entities import Param
-            client.log_batch(sid, params=[Param(k, v) for k, v in flatten(params).items()])
-        for k, v in (metrics or {}).items():
-            if _finite(v):
-                client.log_metric(sid, k, float(v))
-        current = set(current_run_ids)
+        from mlflow.entities import Metric, Param
+
+        now = int(time.time() * 1000)
+        client.log_batch(sid, params=[Param(k, v) for k, v in flatten(params or {}).items()],
+                         metrics=[Metric(k, float(v), now, 0) for k, v in (metrics or {}).items()
+                                  if _finite(v)])
+        seen = set()
         for r in _all_runs(client, experiment_id):
             rid = r.info.run_id
-            if rid == sid:
-                continue
-            if rid in current:
-                client.log_batch(rid, tags=[RunTag("mlflow.parentRunId", sid),
-                                            RunTag(SUPERSEDED_TAG, "false")])
-            elif r.data.tags.get(SUPERSEDED_TAG) != "true":
-                client.set_tag(rid, SUPERSEDED_TAG, "true")
-        missing = current - {r.info.run_id for r in _all_runs(client, experiment_id)}
+            seen.add(rid)
+            want = "false" if rid in current else "true"
+            if r.data.tags.get(SUPERSEDED_TAG) != want:
+                client.set_tag(rid, SUPERSEDED_TAG, want)
+        missing = set(current_run_ids) - seen
         if missing:
             raise TrackingError(f"{len(missing)} runs named in the job outputs are not in experiment "
                                 f"{experiment} of {uri} (e.g. {sorted(missing)[0]}); the tracking store "

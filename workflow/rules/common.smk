@@ -3,9 +3,11 @@ import functools
 import json
 from pathlib import Path
 
-from gssl.config import experiments_to_run, solve_jobs, validate_config
+from gssl.config import (expected_headline, experiments_to_run, grid_variants, selection_jobs,
+                         solve_jobs, validate_config)
 from gssl.errors import ConfigError
 from gssl.hashing import module_source_hash
+from gssl.splits import n_splits
 from gssl.tracking import default_tracking_uri
 
 try:
@@ -28,7 +30,9 @@ wildcard_constraints:
     protocol=ID,
     experiment=ID,
     source=ID,
-    split=r"\d+",
+    first=r"\d+",
+    last=r"\d+",
+    variant=r"g[0-9a-f]{8}",
 
 
 @functools.cache
@@ -76,8 +80,9 @@ def graph_data_input(wildcards):
 
 
 def run_json(job):
-    return ("{results}/runs/{experiment}/{dataset}/{prep}/{graph}/{method}/{protocol}/{split}.json"
-            .format(results=RESULTS, **job))
+    """A solve job's output: one cell (or a block of its splits), one record per split."""
+    return ("{results}/runs/{experiment}/{dataset}/{prep}/{graph}/{method}/{protocol}/"
+            "splits{first}-{last}.json".format(results=RESULTS, **job))
 
 
 @functools.cache
@@ -85,10 +90,59 @@ def experiment_runs(experiment):
     return [run_json(job) for job in solve_jobs(config, experiment)]
 
 
+def grid_json(job):
+    return ("{results}/selection/{experiment}/{dataset}/{prep}/{graph}/{method}/{variant}/{protocol}/"
+            "splits{first}-{last}.json".format(results=RESULTS, **job))
+
+
+def selected_json(wc, suffix=".json"):
+    return f"{RESULTS}/selected/{wc.experiment}/{wc.dataset}/{wc.prep}/{wc.graph}/{wc.method}{suffix}"
+
+
+def has_grid(method):
+    return bool(config["methods"][method].get("grid"))
+
+
+def method_entry(method):
+    """What an evaluation job's results depend on: the method without its grid (a changed grid
+    reruns selection; evaluation reruns only if the chosen parameters change)."""
+    return {k: v for k, v in config["methods"][method].items() if k != "grid"}
+
+
+def variant_entry(wc):
+    params = dict(grid_variants(config["methods"][wc.method]))[wc.variant]
+    return {"solver": config["methods"][wc.method]["solver"], "params": params}
+
+
+def chosen_params(wc):
+    """The selection stage's choice for a gridded method (a checkpoint: evaluation jobs wait for it)."""
+    if not has_grid(wc.method):
+        return []
+    return checkpoints.select.get(experiment=wc.experiment, dataset=wc.dataset, prep=wc.prep,
+                                  graph=wc.graph, method=wc.method).output.choice
+
+
+def cell_grid_runs(wc):
+    """Every grid job of one (experiment, dataset, prep, graph, method)."""
+    keys = ("dataset", "prep", "graph", "method")
+    return [grid_json(j) for j in selection_jobs(config, wc.experiment)
+            if all(j[k] == wc[k] for k in keys)]
+
+
+@functools.cache
+def experiment_selection(experiment):
+    """(grid jobs' outputs, the selection stage's grid summaries) of one experiment."""
+    jobs = selection_jobs(config, experiment)
+    cells = {tuple(j[k] for k in ("dataset", "prep", "graph", "method")) for j in jobs}
+    grids = [f"{RESULTS}/selected/{experiment}/{d}/{p}/{g}/{m}.grid.json" for d, p, g, m in sorted(cells)]
+    return [grid_json(j) for j in jobs], grids
+
+
 def all_report_outputs():
     outs = []
     for exp in experiments_to_run(config):
         outs += [f"{RESULTS}/tables/{exp}.csv", f"{RESULTS}/tables/{exp}.md",
+                 f"{RESULTS}/tables/{exp}.html",
                  f"{RESULTS}/plots/{exp}/error.png", f"{RESULTS}/mlflow/{exp}.summary.json"]
     return outs
 

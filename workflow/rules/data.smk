@@ -12,6 +12,8 @@ rule download:
     retries: 1
     resources:
         downloads=1,
+    conda:
+        "../../environment.yml"
     script:
         "../scripts/download.py"
 
@@ -30,5 +32,7 @@ rule dataset:
         raw_dir=lambda wc: f"{RAW}/{config['datasets'][wc.dataset]['source']}",
         source=lambda wc: source_identity(config["datasets"][wc.dataset]["source"]),
         code=lambda wc: dataset_code_hash(config["datasets"][wc.dataset]["source"]),
+    conda:
+        "../../environment.yml"
     script:
         "../scripts/dataset.py"

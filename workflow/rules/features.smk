@@ -15,5 +15,7 @@ rule features:
         seed=config["seed"],
         code=code_hash("gssl.features"),
     threads: 2
+    conda:
+        "../../environment.yml"
     script:
         "../scripts/features.py"

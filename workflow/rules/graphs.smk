@@ -15,5 +15,7 @@ rule graph:
         spec=lambda wc: config["graphs"][wc.graph],
         code=code_hash("gssl.graphs"),
     threads: 2
+    conda:
+        "../../environment.yml"
     script:
         "../scripts/graph.py"

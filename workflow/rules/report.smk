@@ -5,14 +5,19 @@ rule table:
     input:
         lambda wc: experiment_runs(wc.experiment),
     output:
-        csv=report(f"{RESULTS}/tables/{{experiment}}.csv", category="Tables",
-                   caption="../report/table.rst"),
+        # the CSV (long format) feeds plot and mlflow_summary; the report shows the HTML tables
+        csv=f"{RESULTS}/tables/{{experiment}}.csv",
         md=f"{RESULTS}/tables/{{experiment}}.md",
+        html=report(f"{RESULTS}/tables/{{experiment}}.html", category="Tables",
+                    caption="../report/table.rst", labels={"experiment": "{experiment}"}),
     log:
         "logs/report/{experiment}.table.log",
     params:
         experiment=lambda wc: config["experiments"][wc.experiment],
+        labels=lambda wc: protocol_labels(wc.experiment),
         code=code_hash("gssl.report"),
+    conda:
+        "../../environment.yml"
     script:
         "../scripts/table.py"
 
@@ -22,12 +27,14 @@ rule plot:
         f"{RESULTS}/tables/{{experiment}}.csv",
     output:
         report(f"{RESULTS}/plots/{{experiment}}/error.png", category="Plots",
-               caption="../report/plot.rst"),
+               caption="../report/plot.rst", labels={"experiment": "{experiment}"}),
     log:
         "logs/report/{experiment}.plot.log",
     params:
         labels=lambda wc: protocol_labels(wc.experiment),
         code=code_hash("gssl.report"),
+    conda:
+        "../../environment.yml"
     script:
         "../scripts/plot.py"
 
@@ -35,6 +42,8 @@ rule plot:
 rule mlflow_summary:
     input:
         runs=lambda wc: experiment_runs(wc.experiment),
+        grid_runs=lambda wc: experiment_selection(wc.experiment)[0],
+        selections=lambda wc: experiment_selection(wc.experiment)[1],
         csv=f"{RESULTS}/tables/{{experiment}}.csv",
         md=f"{RESULTS}/tables/{{experiment}}.md",
         plot=f"{RESULTS}/plots/{{experiment}}/error.png",
@@ -46,5 +55,7 @@ rule mlflow_summary:
     params:
         tracking_uri=TRACKING_URI,
         experiment=lambda wc: config["experiments"][wc.experiment],
+    conda:
+        "../../environment.yml"
     script:
         "../scripts/mlflow_summary.py"

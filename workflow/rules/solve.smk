@@ -1,4 +1,5 @@
-# One job per (experiment, dataset, prep, graph, method, protocol, split); one MLflow run each.
+# One job per cell (experiment, dataset, prep, graph, method, protocol) or block of its splits
+# (splits_per_job); in MLflow one parent run per cell and one child run per split.
 
 
 localrules:
@@ -6,13 +7,18 @@ localrules:
 
 
 rule mlflow_experiment:
-    # Creates the store's schema and the experiment once, before parallel jobs log to it.
+    # Creates the store's schema (under a file lock: several of these jobs run at once) and the
+    # experiment, before any job logs to it.
     output:
         f"{RESULTS}/mlflow/{{experiment}}.json",
     log:
         "logs/mlflow/{experiment}.log",
+    conda:
+        "../../environment.yml"
     params:
         tracking_uri=TRACKING_URI,
+        description=lambda wc: config["experiments"][wc.experiment].get("description", ""),
+        headline=lambda wc: expected_headline(config, wc.experiment),
     script:
         "../scripts/mlflow_init.py"
 
@@ -23,20 +29,79 @@ rule solve:
         graph=f"{RESULTS}/graphs/{{dataset}}/{{prep}}/{{graph}}.h5",
         splits=f"{RESULTS}/splits/{{dataset}}/{{protocol}}.h5",
         experiment=ancient(f"{RESULTS}/mlflow/{{experiment}}.json"),
+        chosen=chosen_params,
     output:
-        f"{RESULTS}/runs/{{experiment}}/{{dataset}}/{{prep}}/{{graph}}/{{method}}/{{protocol}}/{{split}}.json",
+        f"{RESULTS}/runs/{{experiment}}/{{dataset}}/{{prep}}/{{graph}}/{{method}}/{{protocol}}/splits{{first}}-{{last}}.json",
     log:
-        "logs/solve/{experiment}/{dataset}/{prep}/{graph}/{method}/{protocol}/{split}.log",
+        "logs/solve/{experiment}/{dataset}/{prep}/{graph}/{method}/{protocol}/splits{first}-{last}.log",
     benchmark:
-        f"{RESULTS}/benchmarks/solve/{{experiment}}/{{dataset}}/{{prep}}/{{graph}}/{{method}}/{{protocol}}/{{split}}.tsv"
+        f"{RESULTS}/benchmarks/solve/{{experiment}}/{{dataset}}/{{prep}}/{{graph}}/{{method}}/{{protocol}}/splits{{first}}-{{last}}.tsv"
     params:
-        method=lambda wc: config["methods"][wc.method],
+        method=lambda wc: method_entry(wc.method),
+        stage="evaluation",
         prep_steps=lambda wc: config["preprocessing"][wc.prep],
         graph_spec=lambda wc: config["graphs"][wc.graph],
         protocol_spec=lambda wc: config["protocols"][wc.protocol],
         seed=config["seed"],
         tracking_uri=TRACKING_URI,
+        n_splits=lambda wc: n_splits(config["protocols"][wc.protocol]),
         code=lambda wc: solver_code_hash(wc.method),
     threads: config["threads"]
+    conda:
+        "../../environment.yml"
     script:
         "../scripts/solve.py"
+
+
+rule solve_grid:
+    # One grid point of a method on the selection protocol's splits (same script as solve).
+    input:
+        features=f"{RESULTS}/features/{{dataset}}/{{prep}}.h5",
+        graph=f"{RESULTS}/graphs/{{dataset}}/{{prep}}/{{graph}}.h5",
+        splits=f"{RESULTS}/splits/{{dataset}}/{{protocol}}.h5",
+        experiment=ancient(f"{RESULTS}/mlflow/{{experiment}}.json"),
+    output:
+        f"{RESULTS}/selection/{{experiment}}/{{dataset}}/{{prep}}/{{graph}}/{{method}}/{{variant}}/{{protocol}}/splits{{first}}-{{last}}.json",
+    log:
+        "logs/selection/{experiment}/{dataset}/{prep}/{graph}/{method}/{variant}/{protocol}/splits{first}-{last}.log",
+    benchmark:
+        f"{RESULTS}/benchmarks/selection/{{experiment}}/{{dataset}}/{{prep}}/{{graph}}/{{method}}/{{variant}}/{{protocol}}/splits{{first}}-{{last}}.tsv"
+    params:
+        method=variant_entry,
+        stage="selection",
+        prep_steps=lambda wc: config["preprocessing"][wc.prep],
+        graph_spec=lambda wc: config["graphs"][wc.graph],
+        protocol_spec=lambda wc: config["protocols"][wc.protocol],
+        seed=config["seed"],
+        tracking_uri=TRACKING_URI,
+        n_splits=lambda wc: n_splits(config["protocols"][wc.protocol]),
+        code=lambda wc: solver_code_hash(wc.method),
+    threads: config["threads"]
+    conda:
+        "../../environment.yml"
+    script:
+        "../scripts/solve.py"
+
+
+checkpoint select:
+    # The grid point with the lowest mean selection metric (ties: first in grid order). A
+    # checkpoint: evaluation jobs read the choice after it is written, and rerun only if it changed.
+    input:
+        runs=cell_grid_runs,
+        experiment=f"{RESULTS}/mlflow/{{experiment}}.json",
+    output:
+        choice=f"{RESULTS}/selected/{{experiment}}/{{dataset}}/{{prep}}/{{graph}}/{{method}}.json",
+        grid=f"{RESULTS}/selected/{{experiment}}/{{dataset}}/{{prep}}/{{graph}}/{{method}}.grid.json",
+        csv=f"{RESULTS}/selected/{{experiment}}/{{dataset}}/{{prep}}/{{graph}}/{{method}}.grid.csv",
+        plot=f"{RESULTS}/selected/{{experiment}}/{{dataset}}/{{prep}}/{{graph}}/{{method}}.grid.png",
+    log:
+        "logs/select/{experiment}/{dataset}/{prep}/{graph}/{method}.log",
+    params:
+        method=lambda wc: config["methods"][wc.method],
+        selection=lambda wc: config["experiments"][wc.experiment]["selection"],
+        tracking_uri=TRACKING_URI,
+        code=code_hash("gssl.selection"),
+    conda:
+        "../../environment.yml"
+    script:
+        "../scripts/select.py"

@@ -11,5 +11,7 @@ rule splits:
     params:
         spec=lambda wc: config["protocols"][wc.protocol],
         code=code_hash("gssl.splits"),
+    conda:
+        "../../environment.yml"
     script:
         "../scripts/splits.py"

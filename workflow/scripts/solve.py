@@ -1,26 +1,44 @@
-"""Run one solver on one split, log one MLflow run, write the job's JSON."""
+"""Fit one method on a cell's splits (or a block of them) in one process; log one MLflow parent run
+for the cell (its splits' statistics) with a child run per split; write the job's JSON.
+
+Rule solve runs the evaluation cells (a gridded method with the parameters its selection chose);
+rule solve_grid runs one grid point on the selection protocol (wildcard ``variant``)."""
+import json
 import platform
+import time
 from pathlib import Path
 
 import gssl
 
 from gssl import __version__
 from gssl.jobs import git_commit, job_context
-from gssl.pipeline import describe_inputs, run_solver, write_result
-from gssl.tracking import log_run, read_sentinel
+from gssl.pipeline import Cell, describe_inputs, run_cell, write_block
+from gssl.report import split_statistics
+from gssl.tracking import KIND_TAG, log_cell, read_sentinel
 
 sm = snakemake
 wc = {k: sm.wildcards[k] for k in ("experiment", "dataset", "prep", "graph", "method", "protocol")}
-wc["split"] = int(sm.wildcards.split)
+splits = list(range(int(sm.wildcards.first), int(sm.wildcards.last) + 1))
+whole_cell = len(splits) == sm.params.n_splits
+variant = getattr(sm.wildcards, "variant", None)
+method = dict(sm.params.method)
+if sm.input.get("chosen"):  # a gridded method: the parameters its selection stage chose
+    chosen = json.load(open(sm.input.chosen))
+    method = {"solver": chosen["solver"], "params": chosen["params"]}
 
 with job_context(sm.log[0], sm.threads) as log:
+    t_start = time.perf_counter()
     uri = sm.params.tracking_uri
     exp_id = read_sentinel(sm.input.experiment, wc["experiment"], uri)
-    result = run_solver(sm.input.features, sm.input.graph, sm.input.splits, wc["split"],
-                        sm.params.method, seed=sm.params.seed)
-    log.info("metrics %s", result["metrics"])
+    cell = Cell(sm.input.features, sm.input.graph, sm.input.splits)
+    results = run_cell(cell, splits, method, seed=sm.params.seed)
+    t_fitted = time.perf_counter()
+    for r in results:
+        r["metrics"]["load_seconds"] = cell.load_seconds
+        log.info("split %d: %s", r["split"], r["metrics"])
+
     tags = {f"gssl.{k}": v for k, v in wc.items()}
-    tags.update({"gssl.solver": sm.params.method["solver"], "gssl.rule": "solve",
+    tags.update({"gssl.solver": method["solver"], "gssl.rule": sm.rule, "gssl.stage": sm.params.stage,
                  "gssl.version": __version__, "gssl.code_hash": sm.params.code,
                  "gssl.host": platform.node(), "gssl.output": sm.output[0],
                  "mlflow.source.name": "snakemake rule solve", "mlflow.source.type": "JOB"})
@@ -30,12 +48,38 @@ with job_context(sm.log[0], sm.threads) as log:
     for name, h in describe_inputs(features=sm.input.features, graph=sm.input.graph,
                                    splits=sm.input.splits).items():
         tags[f"gssl.{name}_hash"] = h
-    params = {"method": sm.params.method, "graph": sm.params.graph_spec,
+    if variant:
+        tags["gssl.variant"] = variant
+    if sm.input.get("chosen"):
+        tags["gssl.chosen"] = json.dumps(chosen["values"], sort_keys=True)
+    params = {"method": method, "graph": sm.params.graph_spec,
               "preprocessing": {"steps": sm.params.prep_steps}, "protocol": sm.params.protocol_spec,
               "seed": sm.params.seed}
-    run_name = "/".join(str(wc[k]) for k in ("dataset", "prep", "graph", "method", "protocol", "split"))
-    run_id = log_run(uri, exp_id, run_name, tags, params, result["metrics"],
-                     history=result["history"],
-                     artifacts={"predictions.json": {"predictions": result["predictions"]}})
-    write_result(sm.output[0], wc, sm.params.method, result, run_id, uri, sm.params.code)
-    log.info("mlflow run %s", run_id)
+    # names lead with what tells runs apart in the UI's table: method and protocol (then split)
+    where = f"{wc['dataset']}/{wc['prep']}/{wc['graph']}"
+    block = "" if whole_cell else f" [splits {splits[0]}-{splits[-1]}]"
+    label = f"{wc['method']}[{variant}]" if variant else wc["method"]
+    stage = "selection_" if variant else ""  # the comparison view lists evaluation cells only
+    parent = {"name": f"{label} · {wc['protocol']}{block} · {where}",
+              "tags": {**tags, KIND_TAG: stage + ("cell" if whole_cell else "block"),
+                       "gssl.splits": f"{splits[0]}-{splits[-1]}"},
+              "params": params,
+              "metrics": {**split_statistics([r["metrics"] for r in results]),
+                          "load_seconds": cell.load_seconds}}
+    children = [{"name": f"{label} · {wc['protocol']} · split {r['split']} · {where}",
+                 "tags": {**tags, KIND_TAG: stage + "split", "gssl.split": r["split"]},
+                 "params": params, "metrics": r["metrics"], "history": r["history"],
+                 "artifacts": {"result.json": {"predictions": r["predictions"],
+                                               "history": r["history"],
+                                               "stop_reason": r["stop_reason"]}}}
+                for r in results]
+    parent_id, run_ids = log_cell(uri, exp_id, parent, children)
+    t_logged = time.perf_counter()
+    timings = {"load_seconds": cell.load_seconds,
+               "fit_seconds": sum(r["metrics"]["fit_seconds"] for r in results),
+               "log_seconds": t_logged - t_fitted, "job_seconds": t_logged - t_start,
+               "n_splits": len(results)}
+    if variant:
+        wc["variant"] = variant
+    write_block(sm.output[0], wc, method, results, run_ids, parent_id, uri, sm.params.code, timings)
+    log.info("mlflow parent run %s, %d split runs; timings %s", parent_id, len(run_ids), timings)

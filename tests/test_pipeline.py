@@ -1,0 +1,70 @@
+"""gssl.pipeline: a cell's splits fitted in one process give what one process per split gives."""
+
+import numpy as np
+import pytest
+
+from gssl.kernels import kernel_matrix, shared_kernels
+from gssl.pipeline import (Cell, build_dataset, build_features, build_graph, build_splits, fit_split,
+                           run_cell, run_solver)
+
+RBF = {"kind": "rbf", "sigma": 2.0}
+METHODS = {
+    "rls": {"solver": "rls", "params": {"kernel": RBF, "gamma_A": 0.01}},
+    "svm": {"solver": "svm", "params": {"kernel": RBF, "C": 10.0}},
+    "lap_rls": {"solver": "lap_rls", "params": {"kernel": RBF, "gamma_A": 0.01, "gamma_I": 0.1}},
+    "lapsvm_dual": {"solver": "lapsvm_dual", "params": {"kernel": RBF, "gamma_A": 0.01, "gamma_I": 0.1}},
+    "lapsvm_pcg": {"solver": "lapsvm_pcg", "params": {"kernel": RBF, "gamma_A": 0.01, "gamma_I": 0.1}},
+    "lapsvm_newton": {"solver": "lapsvm_newton", "params": {"kernel": RBF, "gamma_A": 0.01, "gamma_I": 0.1}},
+    "laprlsc": {"solver": "laprlsc", "params": {"kernel": RBF, "gamma_A": 0.01, "gamma_I": 0.1}},
+    "tv_rls": {"solver": "tv_rls", "params": {"kernel": RBF}},
+    "tv_svm": {"solver": "tv_svm", "params": {"kernel": RBF}},
+    "cheeger_svm": {"solver": "cheeger_svm", "params": {"kernel": RBF}},
+    "lap_rls_simplex": {"solver": "lap_rls_simplex", "params": {"kernel": RBF}},
+    "lap_svm_mc": {"solver": "lap_svm_mc", "params": {"kernel": RBF}},
+    "label_spreading": {"solver": "label_spreading", "params": {}},
+}
+
+
+@pytest.fixture(scope="module")
+def cell_files(tmp_path_factory):
+    tmp = tmp_path_factory.mktemp("cell")
+    entry = {"source": "two_moons", "params": {"n_samples": 120, "n_features": 5, "noise": 0.1,
+                                               "random_state": 0}}
+    build_dataset("moons", entry, None, tmp / "data.h5")
+    build_features(tmp / "data.h5", ["standardize"], tmp / "features.h5")
+    build_graph(tmp / "features.h5", {"kind": "knn", "k": 8, "weights": "binary",
+                                      "laplacian": "normalized"}, tmp / "graph.h5")
+    build_splits(tmp / "data.h5", "moons", "lpc2", {"kind": "labels_per_class", "n": 2, "repeats": 4},
+                 tmp / "splits.h5")
+    return tmp / "features.h5", tmp / "graph.h5", tmp / "splits.h5"
+
+
+@pytest.mark.parametrize("name", sorted(METHODS))
+def test_batched_splits_equal_one_process_per_split(cell_files, name):
+    method = METHODS[name]
+    batched = run_cell(Cell(*cell_files), [0, 1, 2, 3], method, seed=3)
+    for result in batched:
+        alone = run_solver(*cell_files, result["split"], method, seed=3)
+        assert result["predictions"] == alone["predictions"]
+        timing = {"fit_seconds", "load_seconds"}
+        assert ({k: v for k, v in result["metrics"].items() if k not in timing}
+                == {k: v for k, v in alone["metrics"].items() if k not in timing})
+        assert result["history"] == alone["history"]
+
+
+def test_a_split_out_of_range_names_the_file(cell_files):
+    with pytest.raises(Exception, match="split 9 out of range.*splits.h5 holds 4"):
+        fit_split(Cell(*cell_files), 9, METHODS["rls"])
+
+
+def test_shared_kernels_computes_each_kernel_once_and_read_only():
+    X = np.random.default_rng(0).normal(size=(20, 3))
+    other = X.copy()
+    with shared_kernels(X):
+        K = kernel_matrix(X, None, RBF)
+        assert kernel_matrix(X, None, RBF) is K and not K.flags.writeable
+        assert kernel_matrix(X, None, {"kind": "rbf", "sigma": 1.0}) is not K
+        assert kernel_matrix(other, None, RBF) is not K  # another array: computed, not shared
+        assert kernel_matrix(X, X[:5], RBF).flags.writeable  # cross kernels are never shared
+    assert kernel_matrix(X, None, RBF) is not K
+    np.testing.assert_array_equal(kernel_matrix(X, None, RBF), K)

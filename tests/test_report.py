@@ -1,0 +1,113 @@
+"""The paper-style tables: html() (the Snakemake report's table entry) and markdown(), which share
+paper_tables()."""
+import re
+
+import pandas as pd
+import pytest
+
+from gssl.report import HIGHER_IS_BETTER, html, markdown, paper_tables
+
+
+def _row(method, protocol, mean, std, n, dataset="digits", prep="l2", graph="knn10"):
+    return {"dataset": dataset, "prep": prep, "graph": graph, "method": method,
+            "protocol": protocol, "error_unlabeled_mean": mean, "error_unlabeled_std": std,
+            "n_splits": n}
+
+
+@pytest.fixture
+def table():
+    # long format as aggregate() writes it; rows deliberately not in the experiment's order
+    return pd.DataFrame([
+        _row("svm", "lpc5", 10.494, 0.551, 3),
+        _row("laprls", "lpc1", 13.5, 3.906, 3),
+        _row("svm", "lpc1", 38.781, 3.393, 3),
+        _row("laprls", "lpc5", 4.456, 0.871, 3),
+        _row("rls", "lpc1", 39.19, 3.82, 2),          # rls has no lpc5 result
+        _row("extra", "lpc1", 50.0, 1.0, 1),          # a method the entry does not list
+        _row("<b>&x", "lpc1", 60.0, 0.0, 1, graph='g"1'),  # names to escape, second setting
+    ])
+
+
+ENTRY = {"description": "Error vs labels <per> class & more.", "methods": ["rls", "svm", "laprls"],
+         "protocols": ["lpc1", "lpc5"]}
+LABELS = {"lpc1": "1/class", "lpc5": "5/class"}
+
+
+def _section(page, graph):
+    """The <table> of one dataset setting, by its graph id (as escaped in the heading)."""
+    m = re.search(rf"graph <code>{re.escape(graph)}</code></h2>\s*<table>(.*?)</table>", page, re.S)
+    assert m, f"no table for graph {graph}"
+    return m.group(1)
+
+
+def _cells(section):
+    """[[row header, cell, cell, ...], ...] of a table body, in order."""
+    body = section.split("<tbody>")[1]
+    rows = re.findall(r"<tr>(.*?)</tr>", body, re.S)
+    return [re.findall(r"<t[hd][^>]*>(.*?)</t[hd]>", r) for r in rows]
+
+
+def test_html_rows_are_methods_columns_protocols_in_the_entrys_order(table):
+    page = html(table, "demo_digits", ENTRY, protocol_labels=LABELS)
+    sec = _section(page, "knn10")
+    head = re.findall(r'<th scope="col"[^>]*>(.*?)</th>', sec)
+    assert head == ["method", 'lpc1<span class="label">1/class</span>',
+                    'lpc5<span class="label">5/class</span>']
+    rows = _cells(sec)
+    assert [r[0] for r in rows] == ["rls", "svm", "laprls", "extra"]  # entry order, then others
+    assert rows[0] == ["rls", "39.19 &#177; 3.82 (n=2)", "&#8211;"]      # missing cell: a dash
+    assert rows[1] == ["svm", "38.78 &#177; 3.39 (n=3)", "10.49 &#177; 0.55 (n=3)"]
+    assert rows[2] == ["laprls", "13.50 &#177; 3.91 (n=3)", "4.46 &#177; 0.87 (n=3)"]
+    assert rows[3] == ["extra", "50.00 &#177; 1.00 (n=1)", "&#8211;"]
+
+
+def test_html_marks_the_best_mean_of_each_column_and_missing_cells(table):
+    sec = _section(html(table, "demo_digits", ENTRY), "knn10")
+    assert re.findall(r'<td class="best">(.*?)</td>', sec) == [
+        "13.50 &#177; 3.91 (n=3)", "4.46 &#177; 0.87 (n=3)"]  # laprls: lowest error in both columns
+    assert sec.count('<td class="missing">') == 2
+    # without labels the headers are the bare protocol ids
+    assert re.findall(r'<th scope="col"[^>]*>(.*?)</th>', sec) == ["method", "lpc1", "lpc5"]
+
+
+def test_html_best_is_the_highest_for_purity():
+    t = pd.DataFrame([{"dataset": "d", "prep": "p", "graph": "g", "method": m, "protocol": "all",
+                       "purity_mean": v, "purity_std": 0.0, "n_splits": 1}
+                      for m, v in [("a", 80.0), ("b", 91.25), ("c", 91.254)]])
+    assert "purity".startswith(HIGHER_IS_BETTER)
+    page = html(t, "clu", {"methods": ["a", "b", "c"], "protocols": ["all"]})
+    assert "Cells: purity (%)" in page and "the highest mean" in page
+    # 91.25 and 91.254 are equal at the two decimals shown: both bold
+    assert re.findall(r'<tr><th scope="row">(\w)</th><td class="best">', page) == ["b", "c"]
+
+
+def test_html_escapes_every_name_and_is_self_contained_ascii(table):
+    page = html(table, "exp<1>", ENTRY, protocol_labels={"lpc1": "<1>/class"})
+    assert page.startswith("<!DOCTYPE html>") and page.rstrip().endswith("</html>")
+    assert page.isascii() and '<meta charset="utf-8">' in page and "<style>" in page
+    assert "<title>Experiment exp&lt;1&gt;</title>" in page
+    assert "<p>Error vs labels &lt;per&gt; class &amp; more.</p>" in page
+    assert 'lpc1<span class="label">&lt;1&gt;/class</span>' in page
+    sec = _section(page, "g&quot;1")
+    assert _cells(sec) == [["&lt;b&gt;&amp;x", "60.00 &#177; 0.00 (n=1)"]]
+    assert "<b>&x" not in page and 'g"1' not in page
+    assert "http" not in page and "<script" not in page and "<link" not in page
+
+
+def test_html_and_markdown_share_the_pivot(table):
+    tables = paper_tables(table, ENTRY)
+    assert [(t.dataset, t.prep, t.graph) for t in tables] == [("digits", "l2", "knn10"),
+                                                               ("digits", "l2", 'g"1')]
+    t = tables[0]
+    assert t.metric == "error_unlabeled"
+    assert t.methods == ["rls", "svm", "laprls", "extra"] and t.protocols == ["lpc1", "lpc5"]
+    assert t.cell("rls", "lpc5") is None and t.best("lpc1") == {"laprls"}
+    md = markdown(table, "demo_digits", ENTRY)
+    page = html(table, "demo_digits", ENTRY)
+    for m in t.methods:
+        for p in t.protocols:
+            text = t.cell(m, p)
+            if text is not None:
+                assert f" {text} |" in md
+                assert text.replace("±", "&#177;") in page
+    assert "| rls | 39.19 ± 3.82 (n=2) | – |" in md

@@ -1,0 +1,120 @@
+"""Model selection as a stage: grid expansion, the choice rule, the honest-protocol checks, and a
+selection that provably never reads the label of a point the reported protocols score."""
+
+import copy
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from gssl.config import grid_variants, grid_values, validate_config
+from gssl.errors import ConfigError
+from gssl.pipeline import Cell, build_dataset, build_features, build_graph, build_splits, run_cell
+from gssl.selection import choice_record, choose, grid_table
+from gssl.splits import UNUSED, holdout_mask
+
+LAPRLS = {"solver": "lap_rls", "params": {"kernel": {"kind": "rbf", "sigma": 3.0}, "gamma_A": 0.01},
+          "grid": {"gamma_I": [0.01, 1.0], "kernel.sigma": [1.0, 3.0]}}
+HOLD = {"fraction": 0.3}
+
+
+def test_grid_points_in_order_with_stable_ids():
+    points = grid_variants(LAPRLS)
+    assert [(p["gamma_I"], p["kernel"]["sigma"]) for _, p in points] == [
+        (0.01, 1.0), (0.01, 3.0), (1.0, 1.0), (1.0, 3.0)]
+    assert all(p["gamma_A"] == 0.01 and p["kernel"]["kind"] == "rbf" for _, p in points)
+    # a point's id depends on its params only: adding values elsewhere keeps it
+    wider = copy.deepcopy(LAPRLS)
+    wider["grid"]["gamma_I"].append(10.0)
+    assert dict(grid_variants(wider)).keys() >= dict(points).keys()
+    assert grid_values(LAPRLS, points[1][0]) == {"gamma_I": 0.01, "kernel.sigma": 3.0}
+    assert LAPRLS["params"]["kernel"]["sigma"] == 3.0  # the entry itself is not modified
+
+
+def test_choice_is_the_lowest_mean_and_the_first_of_ties():
+    table = pd.DataFrame({"variant": ["a", "b", "c"], "error_unlabeled_mean": [5.0, 3.0, 3.0]})
+    assert choose(table, "error_unlabeled")["variant"] == "b"
+
+
+def _config(**selection):
+    return {
+        "datasets": {"moons": {"source": "two_moons"}},
+        "preprocessing": {"std": ["standardize"]},
+        "graphs": {"knn8": {"kind": "knn", "k": 8}},
+        "methods": {"laprls": copy.deepcopy(LAPRLS)},
+        "protocols": {"sel": {"kind": "labels_per_class", "n": 1, "repeats": 2,
+                              "holdout": {**HOLD, "part": "inside"}},
+                      "lpc1": {"kind": "labels_per_class", "n": 1, "repeats": 2,
+                               "holdout": {**HOLD, "part": "outside"}}},
+        "experiments": {"e": {"datasets": ["moons"], "preprocessing": ["std"], "graphs": ["knn8"],
+                              "methods": ["laprls"], "protocols": ["lpc1"],
+                              "selection": {"protocol": "sel", **selection}}},
+    }
+
+
+def test_an_honest_selection_config_is_accepted():
+    validate_config(_config())
+
+
+@pytest.mark.parametrize("edit,message", [
+    (lambda c: c["protocols"]["sel"].pop("holdout"), "must draw inside a holdout set"),
+    (lambda c: c["protocols"]["lpc1"].pop("holdout"), "reported protocol 'lpc1' must leave"),
+    (lambda c: c["protocols"]["lpc1"]["holdout"].update(fraction=0.2), "reported protocol 'lpc1'"),
+    (lambda c: c["experiments"]["e"]["selection"].update(protocol="lpc1"), "also a reported"),
+    (lambda c: c["experiments"]["e"].pop("selection"), "has a grid but the experiment names no"),
+    (lambda c: c["experiments"]["e"]["selection"].update(protocol="nope"), "unknown protocols id"),
+    (lambda c: c["methods"]["laprls"]["grid"].update(gama_I=[1.0]), "grid point g"),
+])
+def test_selection_that_could_read_scored_labels_is_refused(edit, message):
+    cfg = _config()
+    edit(cfg)
+    with pytest.raises(ConfigError, match=message):
+        validate_config(cfg)
+
+
+def test_scored_points_true_reproduces_a_paper_that_tuned_on_its_test_points():
+    cfg = _config(scored_points=True)
+    cfg["experiments"]["e"]["selection"]["protocol"] = "lpc1"
+    validate_config(cfg)
+
+
+@pytest.fixture(scope="module")
+def files(tmp_path_factory):
+    tmp = tmp_path_factory.mktemp("sel")
+    entry = {"source": "two_moons", "params": {"n_samples": 160, "n_features": 5, "noise": 0.1,
+                                               "random_state": 0}}
+    build_dataset("moons", entry, None, tmp / "data.h5")
+    build_features(tmp / "data.h5", ["standardize"], tmp / "features.h5")
+    build_graph(tmp / "features.h5", {"kind": "knn", "k": 8, "weights": "heat",
+                                      "laplacian": "normalized"}, tmp / "graph.h5")
+    cfg = _config()
+    build_splits(tmp / "data.h5", "moons", "sel", cfg["protocols"]["sel"], tmp / "sel.h5")
+    build_splits(tmp / "data.h5", "moons", "lpc1", cfg["protocols"]["lpc1"], tmp / "lpc1.h5")
+    return tmp
+
+
+def _select(cell: Cell) -> pd.DataFrame:
+    blocks = []
+    for variant, params in grid_variants(LAPRLS):
+        results = run_cell(cell, [0, 1], {"solver": "lap_rls", "params": params})
+        blocks.append({"variant": variant, "mlflow_parent_run_id": "-",
+                       "splits": [{"metrics": r["metrics"]} for r in results]})
+    return grid_table(blocks, LAPRLS, "error_unlabeled")
+
+
+def test_selection_never_reads_a_label_of_a_scored_point(files):
+    cell = Cell(files / "features.h5", files / "graph.h5", files / "sel.h5")
+    clean = _select(cell)
+    reported = Cell(files / "features.h5", files / "graph.h5", files / "lpc1.h5")
+    scored = (reported.roles != UNUSED).any(axis=0)  # labeled or scored in some reported split
+    assert not (scored & holdout_mask(cell.y, HOLD["fraction"], "moons")).any()
+    # poison every label the reported protocol uses: the selection's numbers do not move
+    rng = np.random.default_rng(0)
+    cell.y = cell.y.copy()
+    cell.y[scored] = rng.integers(0, 2, scored.sum())
+    poisoned = _select(cell)
+    cols = ["variant", "error_unlabeled_mean", "n_splits"]
+    pd.testing.assert_frame_equal(clean[cols], poisoned[cols])
+    assert choose(clean, "error_unlabeled")["variant"] == choose(poisoned, "error_unlabeled")["variant"]
+    record = choice_record("laprls", LAPRLS, choose(clean, "error_unlabeled"))
+    assert record["params"] == dict(grid_variants(LAPRLS))[record["variant"]]

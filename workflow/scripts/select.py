@@ -1,0 +1,42 @@
+"""Choose a method's parameters from its grid runs on the selection protocol; log the grid."""
+import json
+
+from gssl.h5io import atomic_path, atomic_write_text
+from gssl.jobs import job_context
+from gssl.selection import choice_record, choose, grid_table, plot_grid
+from gssl.tracking import KIND_TAG, log_run, read_sentinel
+
+sm = snakemake
+wc = {k: sm.wildcards[k] for k in ("experiment", "dataset", "prep", "graph", "method")}
+with job_context(sm.log[0]) as log:
+    sel, entry = sm.params.selection, sm.params.method
+    metric = sel.get("metric", "error_unlabeled")
+    uri = sm.params.tracking_uri
+    exp_id = read_sentinel(sm.input.experiment, wc["experiment"], uri)
+    table = grid_table([json.load(open(p)) for p in sm.input.runs], entry, metric)
+    best = choose(table, metric)
+    choice = choice_record(wc["method"], entry, best)
+    keys = list(entry["grid"])
+    with atomic_path(sm.output.csv) as tmp:
+        table.to_csv(tmp, index=False, float_format="%.6g")
+    title = (f"{wc['method']} on {wc['dataset']}/{wc['prep']}/{wc['graph']}: selection on "
+             f"{sel['protocol']} ({metric}), chosen {choice['values']}")
+    with atomic_path(sm.output.plot) as tmp:
+        plot_grid(table, keys, metric, tmp, title)
+    tags = {f"gssl.{k}": v for k, v in wc.items()}
+    tags.update({KIND_TAG: "selection", "gssl.protocol": sel["protocol"], "gssl.rule": "select",
+                 "gssl.scored_points": str(bool(sel.get("scored_points", False))).lower(),
+                 "gssl.code_hash": sm.params.code})
+    run_id = log_run(uri, exp_id, f"select · {wc['method']} · {wc['dataset']}/{wc['prep']}/{wc['graph']}",
+                     tags, {"chosen": choice["values"], "grid": entry["grid"],
+                            "selection": {"metric": metric, **sel}},
+                     {f"best_{metric}_mean": best[f"{metric}_mean"], "n_grid_points": len(table),
+                      "n_splits": best["n_splits"]},
+                     files=[sm.output.csv, sm.output.plot])
+    atomic_write_text(sm.output.grid, json.dumps({**wc, "selection": sel, "metric": metric,
+                                                  "choice": choice, "mlflow_run_id": run_id,
+                                                  "rows": json.loads(table.to_json(orient="records"))},
+                                                 indent=1) + "\n")
+    atomic_write_text(sm.output.choice, json.dumps(choice, indent=1, sort_keys=True) + "\n")
+    log.info("chose %s (%s = %.4g) among %d grid points", choice["values"], metric,
+             best[f"{metric}_mean"], len(table))
