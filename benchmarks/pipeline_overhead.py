@@ -77,7 +77,9 @@ def dag_time(n_jobs: int) -> tuple[int, float]:
     """Wall time of `snakemake -n` (start, config check, DAG) for >= n_jobs solve jobs."""
     n_methods = max(1, -(-n_jobs // (2 * 50)))
     with tempfile.TemporaryDirectory() as tmp:
-        ws = workspace(Path(tmp), config_for(n_methods, 50))
+        cfg = config_for(n_methods, 50)
+        cfg["splits_per_job"] = 1  # the DAG's size at its largest: one job per split
+        ws = workspace(Path(tmp), cfg)
         t = snakemake(ws, "-n", "--cores", "1", "--quiet")
     return n_methods * 2 * 50, t
 

@@ -118,3 +118,28 @@ def test_selection_never_reads_a_label_of_a_scored_point(files):
     assert choose(clean, "error_unlabeled")["variant"] == choose(poisoned, "error_unlabeled")["variant"]
     record = choice_record("laprls", LAPRLS, choose(clean, "error_unlabeled"))
     assert record["params"] == dict(grid_variants(LAPRLS))[record["variant"]]
+
+
+@pytest.mark.parametrize("values,message", [
+    ({"nope": {"lpc1": 2.0}}, "reference names method 'nope'"),
+    ({"laprls": {"lpc9": 2.0}}, "names protocol \\(column\\) 'lpc9'"),
+])
+def test_reference_errors_name_the_method_or_column(values, message):
+    cfg = _config()
+    cfg["experiments"]["e"]["reference"] = {"citation": "Paper (2012), Table 1", "values": values}
+    with pytest.raises(ConfigError, match=message):
+        validate_config(cfg)
+
+
+def test_reference_and_tuned_rows_in_the_tables():
+    from gssl.report import aggregate, markdown, with_reference
+
+    runs = pd.DataFrame({"dataset": "moons", "prep": "std", "graph": "knn8", "method": "laprls",
+                         "protocol": "lpc1", "split": [0, 1, 2], "error_unlabeled": [2.0, 4.0, 6.0]})
+    entry = {"methods": ["laprls"], "protocols": ["lpc1"], "tuned_on_scored_points": ["laprls"],
+             "reference": {"citation": "Paper (2012), Table 1", "values": {"laprls": {"lpc1": 3.5}}}}
+    table = with_reference(aggregate(runs), entry)
+    assert table["reference"].tolist() == [3.5] and table["reference_diff"].tolist() == [0.5]
+    md = markdown(table, "e", entry)
+    assert "| laprls † | 4.00 ± 1.63 (n=3, SE 1.15) · paper 3.50 (Δ +0.50) |" in md
+    assert "Paper (2012), Table 1" in md and "tuned on the scored points" in md

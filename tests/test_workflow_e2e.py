@@ -88,10 +88,14 @@ def smk(ws: Path, *args, env: dict | None = None, check: bool = True, timeout: f
 
 def planned_jobs(ws: Path, *args) -> list[dict]:
     """Jobs a dry run would execute: [{'rule', 'wildcards', 'reason'}] parsed from its output."""
-    proc = smk(ws, "-n", "--cores", "1", *args)
+    return parse_jobs(smk(ws, "-n", "--cores", "1", *args))
+
+
+def parse_jobs(proc) -> list[dict]:
+    """The jobs a snakemake run (or dry run) printed: [{'rule', 'wildcards', 'reason'}]."""
     jobs, job = [], None
     for line in (proc.stdout + proc.stderr).splitlines():
-        m = re.match(r"^(?:local)?rule (\w+):$", line.strip())
+        m = re.match(r"^(?:local)?(?:rule|checkpoint) (\w+):$", line.strip())
         if m:
             job = {"rule": m.group(1), "wildcards": {}, "reason": ""}
             jobs.append(job)
@@ -220,6 +224,49 @@ def test_default_config_runs_as_make_run_does(tmp_path):
                            "ON e.experiment_id = t.experiment_id "
                            "WHERE t.key = 'mlflow.experimentKind'").fetchall()
     assert sorted(kinds) == sorted((e, "custom_model_development") for e in default["experiments"])
+
+
+SELECTION = json.loads(json.dumps(SMALL))
+SELECTION.pop("splits_per_job")
+SELECTION["methods"]["laprls"]["grid"] = {"gamma_I": [0.01, 1.0], "kernel.sigma": [1.0, 3.0]}
+SELECTION["protocols"] = {
+    "sel": {"kind": "labels_per_class", "n": 1, "repeats": 3, "holdout": {"fraction": 0.3, "part": "inside"}},
+    "lpc1": {"kind": "labels_per_class", "n": 1, "repeats": 3, "holdout": {"fraction": 0.3, "part": "outside"}},
+    "lpc3": {"kind": "labels_per_class", "n": 3, "repeats": 3, "holdout": {"fraction": 0.3, "part": "outside"}}}
+SELECTION["experiments"]["e2e"]["selection"] = {"protocol": "sel"}
+SELECTION["experiments"]["e2e"]["reference"] = {"citation": "A paper, Table 1",
+                                                "values": {"laprls": {"lpc1": 10.0}}}
+
+
+def test_a_changed_grid_reruns_selection_and_only_the_cells_whose_choice_changed(tmp_path):
+    ws = make_workspace(tmp_path / "ws", SELECTION)
+    smk(ws, "--cores", "2")
+    choice_file = ws / "results" / "selected" / "e2e" / "moons" / "std" / "knn8" / "laprls.json"
+    chosen = json.loads(choice_file.read_text())["values"]
+    md = (ws / "results" / "tables" / "e2e.md").read_text()
+    assert "paper 10.00 (Δ" in md and "A paper, Table 1" in md
+    assert len(mlflow_runs(ws, "selection")) == 1 and len(mlflow_runs(ws, "selection_cell")) == 4
+
+    def rerun(grid):
+        cfg = json.loads(json.dumps(SELECTION))
+        cfg["methods"]["laprls"]["grid"] = grid
+        write_config(ws, cfg)
+        return parse_jobs(smk(ws, "--cores", "2"))
+
+    # a new grid value that does not win: the new points and the selection run, no evaluation cell
+    other = [v for v in (0.01, 1.0) if v != chosen["gamma_I"]][0]
+    grid = {"gamma_I": [0.01, 1.0, 1e-4 if other == 0.01 else 1e4],
+            "kernel.sigma": [1.0, 3.0]}
+    jobs = rerun(grid)
+    assert rules_of(jobs).get("solve_grid") == 2 and rules_of(jobs).get("select") == 1
+    assert "solve" not in rules_of(jobs)
+    assert json.loads(choice_file.read_text())["values"] == chosen
+    # dropping the chosen value changes the choice: laprls's two cells rerun, rls's do not
+    grid = {"gamma_I": [other], "kernel.sigma": [1.0, 3.0]}
+    jobs = rerun(grid)
+    solves = [j for j in jobs if j["rule"] == "solve"]
+    assert {j["wildcards"]["method"] for j in solves} == {"laprls"} and len(solves) == 2
+    assert json.loads(choice_file.read_text())["values"]["gamma_I"] == other
 
 
 def test_html_report_embeds_tables_and_plots(done):

@@ -91,6 +91,7 @@ def check_references(config: dict) -> None:
                              f"preprocessing '{p}' must be an empty list" for p in entry["preprocessing"]
                              if config["preprocessing"].get(p)]
         problems += _selection_problems(config, exp, entry)
+        problems += _reference_problems(exp, entry)
     problems += _method_problems(config["methods"])
     for exp in config.get("run", []):
         if exp not in config["experiments"]:
@@ -149,6 +150,26 @@ def _selection_problems(config: dict, exp: str, entry: dict) -> list[str]:
             problems.append(f"experiment '{exp}': reported protocol '{p}' must leave the selection "
                             f"holdout unused: give it holdout: {{fraction: {hold.get('fraction')}, "
                             f"part: outside}} (selection protocol '{proto}')")
+    return problems
+
+
+def _reference_problems(exp: str, entry: dict) -> list[str]:
+    """Every id a reference or the tuned list names must be one of the experiment's own."""
+    problems = []
+    refs = entry.get("reference") or []
+    for ref in refs if isinstance(refs, list) else [refs]:
+        if ref.get("dataset") and ref["dataset"] not in entry["datasets"]:
+            problems.append(f"experiment '{exp}': reference dataset '{ref['dataset']}' is not one of "
+                            f"its datasets ({', '.join(entry['datasets'])})")
+        for method, row in ref["values"].items():
+            if method not in entry["methods"]:
+                problems.append(f"experiment '{exp}': reference names method '{method}', which is not "
+                                f"one of its methods ({', '.join(entry['methods'])})")
+            problems += [f"experiment '{exp}': reference for method '{method}' names protocol "
+                         f"(column) '{p}', which is not one of its protocols "
+                         f"({', '.join(entry['protocols'])})" for p in row if p not in entry["protocols"]]
+    problems += [f"experiment '{exp}': tuned_on_scored_points names '{m}', which is not one of its "
+                 f"methods" for m in entry.get("tuned_on_scored_points") or [] if m not in entry["methods"]]
     return problems
 
 

@@ -94,14 +94,28 @@ class PaperTable:
     mean: pd.DataFrame
     std: pd.DataFrame
     n: pd.DataFrame
+    sem: pd.DataFrame | None = None
+    ref: pd.DataFrame | None = None  # the paper's values (NaN where it gives none)
+    tuned: frozenset = frozenset()  # methods tuned on the scored points
 
     def cell(self, method: str, protocol: str) -> str | None:
-        """``"mean ± std (n=N)"`` in the metric's unit (%), None where there is no value."""
+        """``"mean ± std (n=N, SE s)"`` in the metric's unit (%), followed by the paper's value and
+        our difference where the experiment gives a reference; None where there is no value."""
         mean = self.mean.at[method, protocol]
         if pd.isna(mean):
             return None
-        return (f"{mean:.2f} ± {self.std.at[method, protocol]:.2f} "
-                f"(n={int(self.n.at[method, protocol])})")
+        se = self.sem.at[method, protocol] if self.sem is not None else np.nan
+        text = (f"{mean:.2f} ± {self.std.at[method, protocol]:.2f} "
+                f"(n={int(self.n.at[method, protocol])}"
+                + (f", SE {se:.2f})" if not pd.isna(se) else ")"))
+        ref = self.ref.at[method, protocol] if self.ref is not None else np.nan
+        if not pd.isna(ref):
+            text += f" · paper {ref:.2f} (Δ {mean - ref:+.2f})"
+        return text
+
+    def label(self, method: str) -> str:
+        """The method's row label: marked † when it was tuned on the scored points."""
+        return f"{method} †" if method in self.tuned else method
 
     def best(self, protocol: str) -> set:
         """The methods with the best mean in a column, as displayed (2 decimals; ties all count):
@@ -128,9 +142,56 @@ def paper_tables(table: pd.DataFrame, entry: dict, metric: str | None = None) ->
             return (first.pivot(index="method", columns="protocol", values=column)
                     .reindex(index=methods, columns=protocols))
 
+        sem = grid(f"{metric}_sem") if f"{metric}_sem" in sub else None
+        ref = grid("reference") if "reference" in sub and sub["reference"].notna().any() else None
         out.append(PaperTable(ds, prep, graph, metric, methods, protocols,
-                              grid(f"{metric}_mean"), grid(f"{metric}_std"), grid("n_splits")))
+                              grid(f"{metric}_mean"), grid(f"{metric}_std"), grid("n_splits"),
+                              sem, ref, frozenset(tuned_on_scored_points(entry))))
     return out
+
+
+def tuned_on_scored_points(entry: dict) -> list[str]:
+    """Methods whose reported numbers were tuned on the points they are scored on: those the
+    experiment lists in ``tuned_on_scored_points``, and every method chosen by a selection with
+    ``scored_points: true`` (the papers' protocol, reproduced; the tables mark them)."""
+    out = list(entry.get("tuned_on_scored_points") or [])
+    if (entry.get("selection") or {}).get("scored_points"):
+        out += [m for m in entry.get("methods", []) if m not in out]
+    return out
+
+
+def with_reference(table: pd.DataFrame, entry: dict, metric: str | None = None) -> pd.DataFrame:
+    """Add the experiment's ``reference`` (the paper's value of the headline metric per method and
+    protocol) and our difference to it, as columns ``reference`` and ``reference_diff``."""
+    metric = metric or headline_metric(table)
+    out = table.copy()
+    out["reference"] = np.nan
+    for ref in reference_blocks(entry):
+        for method, row in ref["values"].items():
+            for protocol, value in row.items():
+                hit = (out["method"] == method) & (out["protocol"] == protocol)
+                if ref.get("dataset"):
+                    hit &= out["dataset"] == ref["dataset"]
+                out.loc[hit, "reference"] = float(value)
+    out["reference_diff"] = out[f"{metric}_mean"] - out["reference"]
+    out["tuned_on_scored_points"] = out["method"].isin(tuned_on_scored_points(entry))
+    return out
+
+
+def reference_blocks(entry: dict) -> list[dict]:
+    ref = entry.get("reference")
+    if not ref:
+        return []
+    return ref if isinstance(ref, list) else [ref]
+
+
+def _legend_notes(entry: dict) -> list[str]:
+    notes = [f"Paper's values: {r['citation']}" + (f" ({r['dataset']})" if r.get("dataset") else "")
+             for r in reference_blocks(entry) if r.get("citation")]
+    if tuned_on_scored_points(entry):
+        notes.append("† tuned on the scored points (the paper's protocol): its hyper-parameters "
+                     "were chosen with the labels of points these numbers are scored on.")
+    return notes
 
 
 def _metric_name(metric: str) -> str:
@@ -143,15 +204,16 @@ def markdown(table: pd.DataFrame, experiment: str, entry: dict, metric: str | No
     lines = [f"# Experiment `{experiment}`", ""]
     if entry.get("description"):
         lines += [entry["description"], ""]
-    lines += [f"Cells: {_metric_name(metric)} (%), mean ± std over splits (n = number of splits).",
-              ""]
+    lines += [f"Cells: {_metric_name(metric)} (%), mean ± std over splits (n = number of splits, "
+              f"SE = standard error of the mean).", ""]
+    lines += [f"{note}\n" for note in _legend_notes(entry)]
     for t in paper_tables(table, entry, metric):
         lines += [f"## {t.dataset} · prep `{t.prep}` · graph `{t.graph}`", "",
                   "| method | " + " | ".join(t.protocols) + " |",
                   "|---|" + "---|" * len(t.protocols)]
         for m in t.methods:
             cells = [t.cell(m, p) or "–" for p in t.protocols]
-            lines.append(f"| {m} | " + " | ".join(cells) + " |")
+            lines.append(f"| {t.label(m)} | " + " | ".join(cells) + " |")
         lines.append("")
     return "\n".join(lines)
 
@@ -199,6 +261,7 @@ def html(table: pd.DataFrame, experiment: str, entry: dict, metric: str | None =
     out.append(f'<p class="legend">Cells: {e(_metric_name(metric))} (%), mean ± std over '
                f"random splits (n = number of splits); bold: the {best} mean in its column; "
                "a dash (–) marks a missing result.</p>")
+    out += [f'<p class="legend">{e(note)}</p>' for note in _legend_notes(entry)]
     for t in paper_tables(table, entry, metric):
         out += ["<section>",
                 f"<h2>{e(t.dataset)} · prep <code>{e(t.prep)}</code> · graph "
@@ -210,7 +273,7 @@ def html(table: pd.DataFrame, experiment: str, entry: dict, metric: str | None =
         out += ["</tr></thead>", "<tbody>"]
         winners = {p: t.best(p) for p in t.protocols}
         for m in t.methods:
-            row = [f'<tr><th scope="row">{e(m)}</th>']
+            row = [f'<tr><th scope="row">{e(t.label(m))}</th>']
             for p in t.protocols:
                 text = t.cell(m, p)
                 if text is None:

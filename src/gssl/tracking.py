@@ -68,15 +68,28 @@ CELL_VIEW, SPLIT_VIEW = "gssl-cells", "gssl-splits"
 def saved_views(headline: str = "error_unlabeled", ascending: bool = True) -> dict[str, str]:
     """Experiment tags holding the runs-page views a gssl experiment opens on (MLflow 3 saved views).
 
-    ``gssl-cells``: the current cell runs only, sorted by the headline score, with its mean /
-    standard error, the number of splits, the fit time and the method / protocol / dataset tags as
-    columns; ``gssl-splits``: the current split runs with the same columns. Open one with
+    ``gssl-cells``: the current cell runs, grouped by protocol and sorted by the headline score,
+    with its mean / standard error, the number of splits, the fit time and the method / protocol /
+    dataset / graph tags as columns; its charts: the score per cell (bars) and score vs fit time.
+    ``gssl-splits``: the current split runs grouped by method and protocol. Open one with
     :func:`ui_link`.
     """
     def col(kind, name):
         return f"{kind}.`{name}`"
 
-    def view(name, kind, columns):
+    def tag_group(*names):  # the table's "Group by" on tag values (groups open)
+        return {"groupByKeys": [{"mode": "tag", "groupByData": f"gssl.{n}"} for n in names],
+                "aggregateFunction": "average"}
+
+    def bar(metric):
+        return {"uuid": f"gssl-bar-{metric}", "type": "BAR", "metricKey": metric,
+                "displayName": metric}
+
+    def scatter(x, y):
+        return {"uuid": f"gssl-scatter-{x}-{y}", "type": "SCATTER",
+                "xaxis": {"key": x, "type": "METRIC"}, "yaxis": {"key": y, "type": "METRIC"}}
+
+    def view(name, kind, columns, widths, group_by, charts):
         state = {
             "searchFilter": f"tags.`{SUPERSEDED_TAG}` = 'false' AND tags.`{KIND_TAG}` = '{kind}'",
             "orderByKey": col("metrics", columns[0][1]), "orderByAsc": ascending,
@@ -84,10 +97,21 @@ def saved_views(headline: str = "error_unlabeled", ascending: bool = True) -> di
             "modelVersionFilter": "All Runs",
             "selectedColumns": [col(*c) for c in columns],
             "columnOrder": ["attributes.`Run Name`"] + [col(*c) for c in columns],
-            "columnWidths": {"attributes.`Run Name`": 380, **{col(*c): 150 for c in columns}},
+            "columnWidths": {"attributes.`Run Name`": widths[0],
+                             **{col(*c): w for c, w in zip(columns, widths[1:])}},
             "runsHiddenMode": "SHOW_ALL", "viewMaximized": False, "runListHidden": False,
-            "isAccordionReordered": False, "useGroupedValuesInCharts": True, "hideEmptyCharts": True,
-            "groupBy": None, "groupsExpanded": {},
+            # charts: gssl's section first, MLflow's one-chart-per-metric section collapsed
+            "isAccordionReordered": True, "useGroupedValuesInCharts": False,
+            "hideEmptyCharts": True,
+            "compareRunSections": [
+                {"uuid": "gssl", "name": "gssl", "display": True, "isReordered": True,
+                 "columns": 2},
+                {"uuid": "gssl-other", "name": "Model metrics", "display": False,
+                 "isReordered": False}],
+            "compareRunCharts": [{"metricSectionId": "gssl", "deleted": False,
+                                  "isGenerated": False, "runsCountToCompare": 100, **c}
+                                 for c in charts],
+            "groupBy": group_by, "groupsExpanded": {},
             "globalLineChartConfig": {"xAxisKey": "step", "lineSmoothness": 0,
                                       "selectedXAxisMetricKey": ""},
         }
@@ -98,8 +122,15 @@ def saved_views(headline: str = "error_unlabeled", ascending: bool = True) -> di
     cells = [("metrics", f"{headline}_mean"), ("metrics", f"{headline}_sem"),
              ("metrics", "n_splits"), ("metrics", "fit_seconds_mean"), *tags]
     splits = [("metrics", headline), ("metrics", "fit_seconds"), ("tags", "gssl.split"), *tags]
-    return {VIEW_TAG + CELL_VIEW: view("gssl: compare cells", "cell", cells),
-            VIEW_TAG + SPLIT_VIEW: view("gssl: every split", "split", splits)}
+    return {
+        VIEW_TAG + CELL_VIEW: view(
+            "gssl: compare cells", "cell", cells, [340, 170, 160, 90, 150, 130, 110, 110, 110],
+            tag_group("protocol"),
+            [bar(f"{headline}_mean"), scatter("fit_seconds_mean", f"{headline}_mean")]),
+        VIEW_TAG + SPLIT_VIEW: view(
+            "gssl: every split", "split", splits, [440, 150, 130, 80, 130, 110, 110, 110],
+            tag_group("method", "protocol"), [bar(headline), scatter("fit_seconds", headline)]),
+    }
 
 
 def ui_link(experiment_id: str, base: str = "http://127.0.0.1:5000", view: str = CELL_VIEW) -> str:
@@ -251,6 +282,21 @@ def log_cell(uri: str, experiment_id: str, parent: dict, children: list[dict]) -
         client.set_terminated(parent_id, "FAILED")
         raise
     return parent_id, child_ids
+
+
+def connect_in_background(uri: str, experiment_id: str):
+    """Import MLflow and open the store in a background thread (about 2 s: MLflow's imports and
+    the store's schema check) while the caller fits; ``.result()`` waits for it and re-raises its
+    error. :func:`log_cell` and :func:`log_run` then reuse the open client."""
+    import concurrent.futures
+
+    def connect():
+        _check_experiment(_client(uri), uri, experiment_id)
+
+    pool = concurrent.futures.ThreadPoolExecutor(max_workers=1, thread_name_prefix="mlflow-connect")
+    future = pool.submit(connect)
+    pool.shutdown(wait=False)
+    return future
 
 
 def _check_experiment(client, uri: str, experiment_id: str) -> None:

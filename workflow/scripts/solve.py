@@ -14,7 +14,7 @@ from gssl import __version__
 from gssl.jobs import git_commit, job_context
 from gssl.pipeline import Cell, describe_inputs, run_cell, write_block
 from gssl.report import split_statistics
-from gssl.tracking import KIND_TAG, log_cell, read_sentinel
+from gssl.tracking import KIND_TAG, connect_in_background, log_cell, read_sentinel
 
 sm = snakemake
 wc = {k: sm.wildcards[k] for k in ("experiment", "dataset", "prep", "graph", "method", "protocol")}
@@ -30,6 +30,7 @@ with job_context(sm.log[0], sm.threads) as log:
     t_start = time.perf_counter()
     uri = sm.params.tracking_uri
     exp_id = read_sentinel(sm.input.experiment, wc["experiment"], uri)
+    connected = connect_in_background(uri, exp_id)  # MLflow's imports overlap the fits
     cell = Cell(sm.input.features, sm.input.graph, sm.input.splits)
     results = run_cell(cell, splits, method, seed=sm.params.seed)
     t_fitted = time.perf_counter()
@@ -73,6 +74,7 @@ with job_context(sm.log[0], sm.threads) as log:
                                                "history": r["history"],
                                                "stop_reason": r["stop_reason"]}}}
                 for r in results]
+    connected.result()
     parent_id, run_ids = log_cell(uri, exp_id, parent, children)
     t_logged = time.perf_counter()
     timings = {"load_seconds": cell.load_seconds,
