@@ -71,3 +71,20 @@ def mirror() -> Path:
     if not (path / "MANIFEST.tsv").exists():
         pytest.fail(f"data mirror not found at {path}: {REALDATA_REASON}")
     return path
+
+
+def build_moons_cell(folder: Path, protocols: dict, n_samples: int = 120,
+                     weights: str = "binary") -> Path:
+    """A small cached cell in ``folder``: data, features and a kNN graph of two moons in 5-D, and
+    one splits file ``<protocol id>.h5`` per entry of ``protocols`` (id -> spec)."""
+    from gssl.pipeline import build_dataset, build_features, build_graph, build_splits
+
+    entry = {"source": "two_moons", "params": {"n_samples": n_samples, "n_features": 5,
+                                               "noise": 0.1, "random_state": 0}}
+    build_dataset("moons", entry, None, folder / "data.h5")
+    build_features(folder / "data.h5", ["standardize"], folder / "features.h5")
+    build_graph(folder / "features.h5", {"kind": "knn", "k": 8, "weights": weights,
+                                         "laplacian": "normalized"}, folder / "graph.h5")
+    for pid, spec in protocols.items():
+        build_splits(folder / "data.h5", "moons", pid, spec, folder / f"{pid}.h5")
+    return folder

@@ -4,8 +4,8 @@ import numpy as np
 import pytest
 
 from gssl.kernels import kernel_matrix, shared_kernels
-from gssl.pipeline import (Cell, build_dataset, build_features, build_graph, build_splits, fit_split,
-                           run_cell, run_solver)
+from conftest import build_moons_cell
+from gssl.pipeline import Cell, fit_split, run_cell, run_solver
 
 RBF = {"kind": "rbf", "sigma": 2.0}
 METHODS = {
@@ -27,16 +27,9 @@ METHODS = {
 
 @pytest.fixture(scope="module")
 def cell_files(tmp_path_factory):
-    tmp = tmp_path_factory.mktemp("cell")
-    entry = {"source": "two_moons", "params": {"n_samples": 120, "n_features": 5, "noise": 0.1,
-                                               "random_state": 0}}
-    build_dataset("moons", entry, None, tmp / "data.h5")
-    build_features(tmp / "data.h5", ["standardize"], tmp / "features.h5")
-    build_graph(tmp / "features.h5", {"kind": "knn", "k": 8, "weights": "binary",
-                                      "laplacian": "normalized"}, tmp / "graph.h5")
-    build_splits(tmp / "data.h5", "moons", "lpc2", {"kind": "labels_per_class", "n": 2, "repeats": 4},
-                 tmp / "splits.h5")
-    return tmp / "features.h5", tmp / "graph.h5", tmp / "splits.h5"
+    folder = build_moons_cell(tmp_path_factory.mktemp("cell"),
+                              {"splits": {"kind": "labels_per_class", "n": 2, "repeats": 4}})
+    return folder / "features.h5", folder / "graph.h5", folder / "splits.h5"
 
 
 @pytest.mark.parametrize("name", sorted(METHODS))

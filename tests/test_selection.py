@@ -9,7 +9,8 @@ import pytest
 
 from gssl.config import grid_variants, grid_values, validate_config
 from gssl.errors import ConfigError
-from gssl.pipeline import Cell, build_dataset, build_features, build_graph, build_splits, run_cell
+from conftest import build_moons_cell
+from gssl.pipeline import Cell, run_cell
 from gssl.selection import choice_record, choose, grid_table
 from gssl.splits import UNUSED, holdout_mask
 
@@ -80,17 +81,9 @@ def test_scored_points_true_reproduces_a_paper_that_tuned_on_its_test_points():
 
 @pytest.fixture(scope="module")
 def files(tmp_path_factory):
-    tmp = tmp_path_factory.mktemp("sel")
-    entry = {"source": "two_moons", "params": {"n_samples": 160, "n_features": 5, "noise": 0.1,
-                                               "random_state": 0}}
-    build_dataset("moons", entry, None, tmp / "data.h5")
-    build_features(tmp / "data.h5", ["standardize"], tmp / "features.h5")
-    build_graph(tmp / "features.h5", {"kind": "knn", "k": 8, "weights": "heat",
-                                      "laplacian": "normalized"}, tmp / "graph.h5")
-    cfg = _config()
-    build_splits(tmp / "data.h5", "moons", "sel", cfg["protocols"]["sel"], tmp / "sel.h5")
-    build_splits(tmp / "data.h5", "moons", "lpc1", cfg["protocols"]["lpc1"], tmp / "lpc1.h5")
-    return tmp
+    protocols = {k: v for k, v in _config()["protocols"].items() if k in ("sel", "lpc1")}
+    return build_moons_cell(tmp_path_factory.mktemp("sel"), protocols, n_samples=160,
+                            weights="heat")
 
 
 def _select(cell: Cell) -> pd.DataFrame:

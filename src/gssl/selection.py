@@ -65,7 +65,7 @@ def plot_grid(table: pd.DataFrame, keys: list[str], metric: str, out, title: str
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    fig, axes = plt.subplots(1, len(keys), figsize=(4.2 * len(keys), 3.4), squeeze=False)
+    fig, axes = plt.subplots(1, len(keys), figsize=(max(6.0, 4.4 * len(keys)), 3.8), squeeze=False)
     for ax, key in zip(axes[0], keys):
         values = list(dict.fromkeys(table[key]))
         best = [table.loc[table[key] == v, f"{metric}_mean"].min() for v in values]
@@ -75,7 +75,8 @@ def plot_grid(table: pd.DataFrame, keys: list[str], metric: str, out, title: str
         ax.errorbar(x, best, yerr=np.nan_to_num(sem), marker="o", capsize=3)
         ax.set_xticks(x, [str(v) for v in values], rotation=30)
         ax.set_xlabel(key)
-        ax.set_ylabel(f"{metric.replace('_', ' ')} (%), best over the rest")
+        ax.set_ylabel(f"{metric.replace('_', ' ')} (%)")
+        ax.set_title("best over the other parameters", fontsize=8, color="0.35")
         ax.grid(alpha=0.3)
     fig.suptitle(title, fontsize=10)
     fig.tight_layout()

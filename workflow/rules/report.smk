@@ -46,6 +46,7 @@ rule mlflow_summary:
         selections=lambda wc: experiment_selection(wc.experiment)[1],
         csv=f"{RESULTS}/tables/{{experiment}}.csv",
         md=f"{RESULTS}/tables/{{experiment}}.md",
+        html=f"{RESULTS}/tables/{{experiment}}.html",
         plot=f"{RESULTS}/plots/{{experiment}}/error.png",
         experiment=f"{RESULTS}/mlflow/{{experiment}}.json",
     output:

@@ -35,7 +35,7 @@ with job_context(sm.log[0]) as log:
                       "params": {"method": group[0]["method_params"]}, "metrics": metrics,
                       "children": [b["mlflow_parent_run_id"] for b in group]})
     sid = summarize(sm.params.tracking_uri, exp_id, name, current,
-                    [sm.input.csv, sm.input.md, sm.input.plot],
+                    [sm.input.csv, sm.input.md, sm.input.html, sm.input.plot],
                     params={"experiment": sm.params.experiment},
                     metrics={"n_runs": len(current), "n_cells": len(by_cell)}, cells=cells)
     atomic_write_text(sm.output[0], json.dumps({"experiment": name, "experiment_id": exp_id,

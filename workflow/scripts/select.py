@@ -19,8 +19,9 @@ with job_context(sm.log[0]) as log:
     keys = list(entry["grid"])
     with atomic_path(sm.output.csv) as tmp:
         table.to_csv(tmp, index=False, float_format="%.6g")
-    title = (f"{wc['method']} on {wc['dataset']}/{wc['prep']}/{wc['graph']}: selection on "
-             f"{sel['protocol']} ({metric}), chosen {choice['values']}")
+    chosen_text = ", ".join(f"{k} = {v}" for k, v in choice["values"].items())
+    title = (f"{wc['method']} on {wc['dataset']}/{wc['prep']}/{wc['graph']}\n"
+             f"selection on {sel['protocol']} ({metric}): chosen {chosen_text}")
     with atomic_path(sm.output.plot) as tmp:
         plot_grid(table, keys, metric, tmp, title)
     tags = {f"gssl.{k}": v for k, v in wc.items()}

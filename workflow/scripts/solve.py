@@ -21,13 +21,14 @@ wc = {k: sm.wildcards[k] for k in ("experiment", "dataset", "prep", "graph", "me
 splits = list(range(int(sm.wildcards.first), int(sm.wildcards.last) + 1))
 whole_cell = len(splits) == sm.params.n_splits
 variant = getattr(sm.wildcards, "variant", None)
-method = dict(sm.params.method)
-if sm.input.get("chosen"):  # a gridded method: the parameters its selection stage chose
-    chosen = json.load(open(sm.input.chosen))
-    method = {"solver": chosen["solver"], "params": chosen["params"]}
 
 with job_context(sm.log[0], sm.threads) as log:
     t_start = time.perf_counter()
+    method = dict(sm.params.method)
+    if sm.input.get("chosen"):  # a gridded method: the parameters its selection stage chose
+        chosen = json.load(open(sm.input.chosen))
+        method = {"solver": chosen["solver"], "params": chosen["params"]}
+        log.info("parameters chosen by the selection stage: %s", chosen["values"])
     uri = sm.params.tracking_uri
     exp_id = read_sentinel(sm.input.experiment, wc["experiment"], uri)
     connected = connect_in_background(uri, exp_id)  # MLflow's imports overlap the fits
