@@ -5,6 +5,7 @@
 #   RESULTS=/path/to/results VENV=/path/to/venv bash docs/img/screenshots.sh
 #
 # Env: RESULTS (results), VENV (.venv), EXPERIMENT (demo_digits), OUT (the folder of this script),
+#      PREFIX (mlflow_: the images' name prefix),
 #      PORT (5077), CHROMIUM (chromium; Debian's package), CROP (1: cut off MLflow's left sidebar).
 # Needs: $RESULTS/mlflow.db and $RESULTS/mlflow/$EXPERIMENT.json (written by the workflow), the
 # venv's mlflow (and Pillow for CROP=1), chromium and curl.
@@ -21,6 +22,7 @@ OUT=${OUT:-$(cd "$(dirname "$0")" && pwd)}
 PORT=${PORT:-5077}
 CHROMIUM=${CHROMIUM:-chromium}
 CROP=${CROP:-1}
+PREFIX=${PREFIX:-mlflow_}
 HOST=127.0.0.2
 BASE="http://$HOST:$PORT"
 
@@ -69,6 +71,20 @@ im = Image.open(sys.argv[1]).convert("RGB"); im.crop((190, 0, im.width, im.heigh
 }
 
 mkdir -p "$OUT"
-shot mlflow_cells  1600,800  30000 "$RUNS&viewStateShareKey=gssl-cells"
-shot mlflow_charts 1600,800  60000 "$RUNS&viewStateShareKey=gssl-cells&compareRunsMode=CHART"
-shot mlflow_splits 1600,1000 30000 "$RUNS&viewStateShareKey=gssl-splits"
+shot "${PREFIX}cells"  1600,800  30000 "$RUNS&viewStateShareKey=gssl-cells"
+shot "${PREFIX}charts" 1600,800  60000 "$RUNS&viewStateShareKey=gssl-cells&compareRunsMode=CHART"
+shot "${PREFIX}splits" 1600,1000 30000 "$RUNS&viewStateShareKey=gssl-splits"
+# an experiment with a selection stage: its runs, and the first one's page with the grid plot
+GRID=$(ls "$RESULTS"/selected/"$EXPERIMENT"/*/*/*/*.grid.json 2>/dev/null | head -1 || true)
+if [ -n "$GRID" ]; then
+  RUN_ID=$("$VENV/bin/python" -c 'import json,sys; print(json.load(open(sys.argv[1]))["mlflow_run_id"])' "$GRID")
+  PLOT=$(basename "${GRID%.json}.png")
+  shot "${PREFIX}selection" 1600,700 30000 "$RUNS&viewStateShareKey=gssl-selection"
+  shot "${PREFIX}selection_run" 1600,1000 30000 "$BASE/#/experiments/$EXP_ID/runs/$RUN_ID/artifacts/$PLOT"
+fi
+# the summary run's table (with the paper's numbers where the experiment gives them)
+SUMMARY="$RESULTS/mlflow/$EXPERIMENT.summary.json"
+if [ -f "$SUMMARY" ]; then
+  SID=$("$VENV/bin/python" -c 'import json,sys; print(json.load(open(sys.argv[1]))["summary_run_id"])' "$SUMMARY")
+  shot "${PREFIX}summary" 1600,900 30000 "$BASE/#/experiments/$EXP_ID/runs/$SID/artifacts/$EXPERIMENT.${SUMMARY_TABLE:-md}"
+fi

@@ -62,7 +62,7 @@ def _artifact_root(uri: str, results_dir) -> str | None:
 # browser's "GenAI / Model training" switch or the link's workflowType=machine_learning instead).
 EXPERIMENT_KIND = {"mlflow.experimentKind": "custom_model_development"}
 VIEW_TAG = "mlflow.sharedViewState."  # + view id: a saved view of the runs page, stored server-side
-CELL_VIEW, SPLIT_VIEW = "gssl-cells", "gssl-splits"
+CELL_VIEW, SPLIT_VIEW, SELECTION_VIEW = "gssl-cells", "gssl-splits", "gssl-selection"
 
 
 def saved_views(headline: str = "error_unlabeled", ascending: bool = True) -> dict[str, str]:
@@ -71,8 +71,9 @@ def saved_views(headline: str = "error_unlabeled", ascending: bool = True) -> di
     ``gssl-cells``: the current cell runs, grouped by protocol and sorted by the headline score,
     with its mean / standard error, the number of splits, the fit time and the method / protocol /
     dataset / graph tags as columns; its charts: the score per cell (bars) and score vs fit time.
-    ``gssl-splits``: the current split runs grouped by method and protocol. Open one with
-    :func:`ui_link`.
+    ``gssl-splits``: the current split runs grouped by method and protocol. ``gssl-selection``:
+    the selection stage's runs (the chosen values, the best score; each holds the grid as a table
+    and a plot). Open one with :func:`ui_link`.
     """
     def col(kind, name):
         return f"{kind}.`{name}`"
@@ -122,6 +123,8 @@ def saved_views(headline: str = "error_unlabeled", ascending: bool = True) -> di
     cells = [("metrics", f"{headline}_mean"), ("metrics", f"{headline}_sem"),
              ("metrics", "n_splits"), ("metrics", "fit_seconds_mean"), *tags]
     splits = [("metrics", headline), ("metrics", "fit_seconds"), ("tags", "gssl.split"), *tags]
+    selection = [("metrics", f"best_{headline}_mean"), ("metrics", "n_grid_points"),
+                 ("metrics", "n_splits"), ("params", "chosen"), *tags[:1], *tags[2:]]
     return {
         VIEW_TAG + CELL_VIEW: view(
             "gssl: compare cells", "cell", cells, [340, 170, 160, 90, 150, 130, 110, 110, 110],
@@ -130,6 +133,9 @@ def saved_views(headline: str = "error_unlabeled", ascending: bool = True) -> di
         VIEW_TAG + SPLIT_VIEW: view(
             "gssl: every split", "split", splits, [440, 150, 130, 80, 130, 110, 110, 110],
             tag_group("method", "protocol"), [bar(headline), scatter("fit_seconds", headline)]),
+        VIEW_TAG + SELECTION_VIEW: view(
+            "gssl: selection", "selection", selection, [360, 200, 120, 90, 220, 130, 110, 110],
+            None, [bar(f"best_{headline}_mean")]),
     }
 
 

@@ -29,7 +29,7 @@ with job_context(sm.log[0]) as log:
                  "gssl.scored_points": str(bool(sel.get("scored_points", False))).lower(),
                  "gssl.code_hash": sm.params.code})
     run_id = log_run(uri, exp_id, f"select · {wc['method']} · {wc['dataset']}/{wc['prep']}/{wc['graph']}",
-                     tags, {"chosen": choice["values"], "grid": entry["grid"],
+                     tags, {"chosen": json.dumps(choice["values"], sort_keys=True), "grid": entry["grid"],
                             "selection": {"metric": metric, **sel}},
                      {f"best_{metric}_mean": best[f"{metric}_mean"], "n_grid_points": len(table),
                       "n_splits": best["n_splits"]},
