@@ -179,3 +179,22 @@ def test_sentinel_checks_uri_and_name(tmp_path):
 def test_flatten():
     assert flatten({"a": {"b": 1, "c": [1, 2]}, "d": "x", "e": {}}) == {
         "a.b": "1", "a.c": "[1,2]", "d": "x", "e": "{}"}
+
+
+def test_experiments_carry_the_kind_and_the_saved_views(tmp_path):
+    from gssl.tracking import CELL_VIEW, VIEW_TAG, ui_link
+
+    uri = f"sqlite:///{tmp_path / 'mlflow.db'}"
+    ids = init_store(uri, ["clu"], results_dir=tmp_path, descriptions={"clu": "A clustering run."},
+                     headlines={"clu": ("purity", False)})
+    tags = _client(uri).get_experiment(ids["clu"]).tags
+    assert tags["mlflow.experimentKind"] == "custom_model_development"
+    assert tags["mlflow.note.content"] == "A clustering run."
+    view = json.loads(tags[VIEW_TAG + CELL_VIEW])
+    state = json.loads(view["state"])
+    assert view["name"] == "gssl: compare cells"
+    assert "`gssl.kind` = 'cell'" in state["searchFilter"] and "'false'" in state["searchFilter"]
+    assert state["orderByKey"] == "metrics.`purity_mean`" and state["orderByAsc"] is False
+    assert "metrics.`purity_sem`" in state["selectedColumns"]
+    assert ui_link(ids["clu"]).endswith(f"/#/experiments/{ids['clu']}/runs?workflowType="
+                                        f"machine_learning&viewStateShareKey={CELL_VIEW}")
