@@ -75,3 +75,17 @@ def test_yaml11_exponent_without_dot_gets_the_fix(config):
     config.update(yaml.safe_load("methods: {lr: {solver: lap_rls, params: {gamma_A: 1e-06}}}"))
     with pytest.raises(ConfigError, match=r"methods\.lr\.params\.gamma_A.*'1e-06'.*1\.0e-06"):
         validate_config(config, SCHEMA)
+
+
+def test_expected_headline_is_known_before_anything_runs():
+    from gssl.config import expected_headline
+
+    cfg = {"methods": {"m": {"solver": "mtv"}, "r": {"solver": "rls"}},
+           "protocols": {"u": {"kind": "unsupervised"}, "cv": {"kind": "melacci_cv"},
+                         "l": {"kind": "labels_per_class", "n": 1}},
+           "experiments": {"clu": {"methods": ["m"], "protocols": ["u"]},
+                           "cv": {"methods": ["r"], "protocols": ["cv"]},
+                           "lab": {"methods": ["r", "m"], "protocols": ["l"]}}}
+    assert expected_headline(cfg, "clu") == ("purity", False)
+    assert expected_headline(cfg, "cv") == ("error_test", True)
+    assert expected_headline(cfg, "lab") == ("error_unlabeled", True)
