@@ -101,17 +101,20 @@ class PaperTable:
     def cell(self, method: str, protocol: str) -> str | None:
         """``"mean ± std (n=N, SE s)"`` in the metric's unit (%), followed by the paper's value and
         our difference where the experiment gives a reference; None where there is no value."""
+        parts = self.cell_parts(method, protocol)
+        return None if parts is None else " · ".join(p for p in parts if p)
+
+    def cell_parts(self, method: str, protocol: str) -> tuple[str, str] | None:
+        """(ours, the paper's value with our difference or ""), None where there is no value."""
         mean = self.mean.at[method, protocol]
         if pd.isna(mean):
             return None
         se = self.sem.at[method, protocol] if self.sem is not None else np.nan
-        text = (f"{mean:.2f} ± {self.std.at[method, protocol]:.2f} "
+        ours = (f"{mean:.2f} ± {self.std.at[method, protocol]:.2f} "
                 f"(n={int(self.n.at[method, protocol])}"
                 + (f", SE {se:.2f})" if not pd.isna(se) else ")"))
         ref = self.ref.at[method, protocol] if self.ref is not None else np.nan
-        if not pd.isna(ref):
-            text += f" · paper {ref:.2f} (Δ {mean - ref:+.2f})"
-        return text
+        return ours, ("" if pd.isna(ref) else f"paper {ref:.2f} (Δ {mean - ref:+.2f})")
 
     def label(self, method: str) -> str:
         """The method's row label: marked † when it was tuned on the scored points."""
@@ -239,6 +242,7 @@ td.best { font-weight: 700; }
 td.missing { color: #8a9099; text-align: center; }
 tbody tr:nth-child(even) { background: #f5f6f8; }
 .label { display: block; font-weight: normal; color: #4a525c; font-size: 12px; }
+.ref { display: block; font-weight: normal; color: #4a525c; font-size: 12px; }
 """
 
 
@@ -259,7 +263,8 @@ def html(table: pd.DataFrame, experiment: str, entry: dict, metric: str | None =
     if entry.get("description"):
         out.append(f"<p>{e(entry['description'])}</p>")
     out.append(f'<p class="legend">Cells: {e(_metric_name(metric))} (%), mean ± std over '
-               f"random splits (n = number of splits); bold: the {best} mean in its column; "
+               f"random splits (n = number of splits, SE = standard error of the mean); bold: the "
+               f"{best} mean in its column; "
                "a dash (–) marks a missing result.</p>")
     out += [f'<p class="legend">{e(note)}</p>' for note in _legend_notes(entry)]
     for t in paper_tables(table, entry, metric):
@@ -275,12 +280,13 @@ def html(table: pd.DataFrame, experiment: str, entry: dict, metric: str | None =
         for m in t.methods:
             row = [f'<tr><th scope="row">{e(t.label(m))}</th>']
             for p in t.protocols:
-                text = t.cell(m, p)
-                if text is None:
+                parts = t.cell_parts(m, p)
+                if parts is None:
                     row.append('<td class="missing">–</td>')
                 else:
                     cls = ' class="best"' if m in winners[p] else ""
-                    row.append(f"<td{cls}>{e(text)}</td>")
+                    ref = f'<span class="ref">{e(parts[1])}</span>' if parts[1] else ""
+                    row.append(f"<td{cls}>{e(parts[0])}{ref}</td>")
             out.append("".join(row) + "</tr>")
         out += ["</tbody>", "</table>", "</section>"]
     out += ["</body>", "</html>", ""]
