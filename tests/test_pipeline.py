@@ -61,3 +61,23 @@ def test_shared_kernels_computes_each_kernel_once_and_read_only():
         assert kernel_matrix(X, X[:5], RBF).flags.writeable  # cross kernels are never shared
     assert kernel_matrix(X, None, RBF) is not K
     np.testing.assert_array_equal(kernel_matrix(X, None, RBF), K)
+
+
+def test_an_alternative_decision_rule_is_scored_beside(tmp_path):
+    """A multiclass TV fit reports the error of the papers' rule (arg-max of f) beside its own."""
+    from sklearn.datasets import make_blobs
+
+    from gssl.features import save_features
+    from gssl.graphs import build_graph
+    from gssl.graphs.cache import save_graph
+    from gssl.splits import make_splits, save_splits
+
+    X, y = make_blobs(90, centers=3, n_features=4, random_state=0)
+    spec = {"kind": "knn", "k": 8, "weights": "binary", "laplacian": "normalized"}
+    proto = {"kind": "labels_per_class", "n": 1, "repeats": 1}
+    save_features(tmp_path / "f.h5", X, y, params={})
+    save_graph(tmp_path / "g.h5", build_graph(X, spec), params=spec)
+    save_splits(tmp_path / "s.h5", make_splits(y, proto, "b", "p"), params={"protocol": proto})
+    cell = Cell(tmp_path / "f.h5", tmp_path / "g.h5", tmp_path / "s.h5")
+    m = fit_split(cell, 0, {"solver": "tv_rls", "params": {"kernel": RBF, "radius": "sqrt_n"}})["metrics"]
+    assert 0 <= m["error_unlabeled_argmax_f"] <= 100 and "error_unlabeled" in m

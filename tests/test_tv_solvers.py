@@ -71,6 +71,24 @@ def test_multiclass_outputs_on_simplex_and_separate(three_clusters, name):
     assert np.mean(est.predict() != y) == 0.0
 
 
+@pytest.mark.parametrize("name", MULTI)
+def test_multiclass_reports_the_papers_rule_beside_the_simplex_labels(three_clusters, name):
+    """Labels come from the simplex variable g; the papers' rules (103), (111), (143), (154) take
+    the arg-max of the function f = K alpha: it is given as alternative_labels_["argmax_f"]."""
+    graph, y = three_clusters
+    est = make_solver(name, {"kernel": RBF, **MULTI_PARAMS.get(name, {})})
+    est.fit(graph, _one_label_each(y), n_classes=3)
+    alt = est.alternative_labels_["argmax_f"]
+    assert alt.shape == y.shape and set(np.unique(alt)) <= {0, 1, 2}
+    assert np.mean(alt != y) < 0.05  # on separated clusters f and g agree on nearly every node
+
+
+def test_binary_methods_have_no_alternative_rule(two_clusters):
+    graph, y = two_clusters
+    est = make_solver("tv_rls", {"kernel": RBF}).fit(graph, _one_label_each(y), n_classes=2)
+    assert est.alternative_labels_ == {}
+
+
 def test_binary_sign_convention(two_clusters):
     # swapping the two labels swaps the predictions (no class is favoured)
     graph, y = two_clusters

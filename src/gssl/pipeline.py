@@ -165,6 +165,11 @@ def fit_split(cell: Cell, split: int, method: dict, seed: int = 0) -> dict:
         if mask.any():
             metrics[f"error_{name}"] = error_rate(y[mask], pred[mask])
             metrics[f"macro_error_{name}"] = macro_error(y[mask], pred[mask])
+    for rule, alt in getattr(est, "alternative_labels_", {}).items():  # another decision rule
+        for name, code in (("unlabeled", UNLABELED), ("test", TEST)):
+            mask = role == code
+            if mask.any():
+                metrics[f"error_{name}_{rule}"] = error_rate(y[mask], np.asarray(alt)[mask])
     if is_clusterer(est):  # predictions are cluster ids: score them by purity and matching
         mask = role == UNLABELED
         metrics["purity"] = purity(y[mask], pred[mask])

@@ -20,7 +20,9 @@ class SemiSupervisedClassifier(ClassifierMixin, BaseEstimator):
     Fitted attributes: classes_ (C,), transduction_ (n,) labels of every graph node,
     decision_function_ (n, C) scores (argmax = label), n_iter_, history_ (list of dicts),
     converged_ and stop_reason_ (for iterative methods; direct solves report True, "direct solve"),
-    optionally fit_metrics_ (name -> number: solver diagnostics, logged as ``solver_<name>``).
+    optionally fit_metrics_ (name -> number: solver diagnostics, logged as ``solver_<name>``),
+    alternative_labels_ (name -> labels of every node by another decision rule, scored beside
+    the method's own as ``error_<set>_<name>``).
     """
 
     def check_params(self) -> None:
@@ -39,11 +41,18 @@ class SemiSupervisedClassifier(ClassifierMixin, BaseEstimator):
             self._validation = (idx, np.searchsorted(classes, labels))
         self.n_iter_, self.history_ = 0, []
         self.converged_, self.stop_reason_ = True, "direct solve"  # iterative solvers overwrite
+        self._F_last = None
         out = self._fit(graph, codes, classes.size)
         scores, labels = out if isinstance(out, tuple) else (out, None)
         self.decision_function_ = np.asarray(scores, dtype=np.float64)
         self.transduction_ = (self._labels(self.decision_function_) if labels is None
                               else classes[labels])
+        # methods whose labels come from a split variable (the simplex g of the multiclass TV
+        # family) leave the RKHS function f = K alpha in _F_last: its arg-max labels are the
+        # papers' rule, reported beside (alternative_labels_["argmax_f"])
+        self.alternative_labels_ = ({} if self._F_last is None
+                                    else {"argmax_f": self._labels(np.asarray(self._F_last))})
+        del self._F_last
         return self
 
     def _fit(self, graph, codes: np.ndarray, n_classes: int):

@@ -261,10 +261,11 @@ class _TVBase(SemiSupervisedClassifier):
             self.start_energies_.append(energy)
             if best is None or energy < best[0]:
                 best = (energy, idx, out, self.history_, self.n_iter_, self.converged_,
-                        self.stop_reason_, getattr(self, "dual_coef_", None))
+                        self.stop_reason_, getattr(self, "dual_coef_", None),
+                        getattr(self, "_F_last", None))
         self._start_override = None
         (_, self.start_chosen_, out, self.history_, self.n_iter_, self.converged_,
-         self.stop_reason_, self.dual_coef_) = best
+         self.stop_reason_, self.dual_coef_, self._F_last) = best
         if self.dual_coef_ is None:
             del self.dual_coef_
         self._prox_iters = prox_total
@@ -463,6 +464,7 @@ class TVRLS(_TVBase):
             if self._record(it, obj, change):
                 break
         self.dual_coef_ = alpha
+        self._F_last = F
         return Gs
 
 
@@ -507,6 +509,8 @@ class _CheegerBase(_TVBase):
             Sh, f = s, f_new
             if self._record(it, float(np.sum(cheeger_energy(D, f))), change):
                 break
+        if multi:
+            self._F_last = e
         if not multi:
             # the Cheeger ratio is even and the iteration keeps the orientation of its start; the
             # mirror image with the labeled values kept is feasible too: keep the lower energy
@@ -711,6 +715,7 @@ def _simplex_admm(est, K, D, lab, Y, fstep, r, tv_gamma=None):
         if est._record(it, obj, change):
             break
     est.qp_iterations_ = fstep.qp_iters
+    est._F_last = F
     return Gs
 
 
@@ -768,6 +773,7 @@ class LapRLSSimplex(_TVBase):
                 self.converged_, self.stop_reason_ = True, "relative change"
                 break
         self.dual_coef_ = alpha
+        self._F_last = F
         return G
 
 
