@@ -172,7 +172,8 @@ def test_outputs_tables_plots_and_summary(done):
     csv = (res / "tables" / "e2e.csv").read_text()
     md = (res / "tables" / "e2e.md").read_text()
     assert "laprls" in csv and "rls" in csv
-    assert re.search(r"\| laprls \| \d+\.\d+ ± \d+\.\d+ \(n=8\) \| \d+\.\d+ ± \d+\.\d+ \(n=8\) \|", md)
+    cell = r"\d+\.\d+ ± \d+\.\d+ \(n=8, SE \d+\.\d+\)"
+    assert re.search(rf"\| laprls \| {cell} \| {cell} \|", md)
     assert (res / "plots" / "e2e" / "error.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
     summary = json.loads((res / "mlflow" / "e2e.summary.json").read_text())
     assert [r[4] for r in mlflow_runs(done, "summary")] == [summary["summary_run_id"]]
