@@ -136,3 +136,49 @@ def test_reference_and_tuned_rows_in_the_tables():
     md = markdown(table, "e", entry)
     assert "| laprls † | 4.00 ± 1.63 (n=3, SE 1.15) · paper 3.50 (Δ +0.50) |" in md
     assert "Paper (2012), Table 1" in md and "tuned on the scored points" in md
+
+
+def test_choice_takes_the_highest_purity_and_never_a_nan():
+    table = pd.DataFrame({"variant": ["a", "b", "c"], "purity_mean": [80.0, np.nan, 91.0]})
+    assert choose(table, "purity")["variant"] == "c"
+    errors = pd.DataFrame({"variant": ["a", "b"], "error_unlabeled_mean": [np.nan, 7.0]})
+    assert choose(errors, "error_unlabeled")["variant"] == "b"
+    with pytest.raises(ConfigError, match="NaN at every grid point"):
+        choose(errors.assign(error_unlabeled_mean=np.nan), "error_unlabeled")
+
+
+def test_grid_plot_handles_null_values(tmp_path):
+    from gssl.selection import plot_grid
+
+    table = pd.DataFrame({"variant": ["a", "b", "c", "d"], "laplacian": [None, None, "lle", "lle"],
+                          "k": [5, 10, 5, 10], "error_unlabeled_mean": [3.0, 2.0, 4.0, 1.0],
+                          "error_unlabeled_sem": [0.1, 0.2, 0.3, 0.4]})
+    plot_grid(table, ["laplacian", "k"], "error_unlabeled", tmp_path / "g.png", "t")
+    assert (tmp_path / "g.png").read_bytes()[:4] == b"\x89PNG"
+
+
+@pytest.mark.parametrize("grid,message", [
+    ({"gamma_I": [1.0, 1.0]}, "the same point twice"),
+    ({"kernel": [{"kind": "rbf", "sigma": 1.0}], "kernel.sigma": [1.0, 2.0]}, "contains another grid key"),
+])
+def test_ambiguous_grids_are_refused(grid, message):
+    cfg = _config()
+    cfg["methods"]["laprls"]["grid"] = grid
+    with pytest.raises(ConfigError, match=message):
+        validate_config(cfg)
+
+
+def test_grid_points_do_not_share_the_configs_objects():
+    entry = {"solver": "lap_rls", "params": {}, "grid": {"kernel": [{"kind": "rbf", "sigma": 1.0}]}}
+    (_, params), = grid_variants(entry)
+    params["kernel"]["sigma"] = 9.0
+    assert entry["grid"]["kernel"][0]["sigma"] == 1.0
+
+
+def test_scored_points_marks_the_gridded_methods_only():
+    from gssl.report import tuned_on_scored_points
+
+    entry = {"methods": ["a", "b"], "selection": {"protocol": "p", "scored_points": True}}
+    assert tuned_on_scored_points({**entry, "gridded_methods": ["b"]}) == ["b"]
+    assert tuned_on_scored_points({**entry, "tuned_on_scored_points": ["a"],
+                                   "gridded_methods": ["b"]}) == ["a", "b"]

@@ -107,7 +107,18 @@ def _method_problems(methods: dict) -> list[str]:
 
     problems = []
     for mid, entry in methods.items():
-        for variant, params in grid_variants(entry) if entry.get("grid") else [("", entry.get("params"))]:
+        grid = entry.get("grid") or {}
+        nested = [k for k in grid for other in grid if other.startswith(k + ".")]
+        if nested:
+            problems.append(f"method '{mid}': grid key '{nested[0]}' contains another grid key; "
+                            f"give either the whole value or its parts")
+            continue
+        points = grid_variants(entry) if grid else []
+        if len({v for v, _ in points}) < len(points):
+            problems.append(f"method '{mid}': its grid lists the same point twice (repeated "
+                            f"values); each point must be different")
+            continue
+        for variant, params in points or [("", entry.get("params"))]:
             try:
                 make_solver(entry["solver"], params)
             except (ConfigError, TypeError, ValueError) as exc:
@@ -184,7 +195,7 @@ def grid_variants(entry: dict) -> list[tuple[str, dict]]:
     for values in itertools.product(*grid.values()):
         params = json.loads(json.dumps(entry.get("params") or {}))
         for key, value in zip(grid, values):
-            _set_dotted(params, key, value)
+            _set_dotted(params, key, json.loads(json.dumps(value)))  # never the config's own object
         out.append(("g" + params_hash(params, 8), params))
     return out
 

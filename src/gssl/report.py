@@ -156,10 +156,13 @@ def paper_tables(table: pd.DataFrame, entry: dict, metric: str | None = None) ->
 def tuned_on_scored_points(entry: dict) -> list[str]:
     """Methods whose reported numbers were tuned on the points they are scored on: those the
     experiment lists in ``tuned_on_scored_points``, and every method chosen by a selection with
-    ``scored_points: true`` (the papers' protocol, reproduced; the tables mark them)."""
+    ``scored_points: true`` (the papers' protocol, reproduced; the tables mark them): the
+    methods with a grid, which the table rule lists as ``gridded_methods`` (all methods when the
+    entry does not say)."""
     out = list(entry.get("tuned_on_scored_points") or [])
     if (entry.get("selection") or {}).get("scored_points"):
-        out += [m for m in entry.get("methods", []) if m not in out]
+        chosen = entry.get("gridded_methods", entry.get("methods", []))  # set by the table rule
+        out += [m for m in chosen if m not in out]
     return out
 
 

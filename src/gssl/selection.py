@@ -15,6 +15,7 @@ import pandas as pd
 
 from .config import get_dotted, grid_variants
 from .errors import ConfigError
+from .report import HIGHER_IS_BETTER
 
 
 def grid_table(blocks: list[dict], entry: dict, metric: str) -> pd.DataFrame:
@@ -45,9 +46,13 @@ def grid_table(blocks: list[dict], entry: dict, metric: str) -> pd.DataFrame:
 
 
 def choose(table: pd.DataFrame, metric: str) -> pd.Series:
-    """The row with the lowest mean (the first in grid order among equal means)."""
-    means = table[f"{metric}_mean"].to_numpy()
-    return table.iloc[int(np.argmin(means))]  # argmin returns the first of equal minima
+    """The row with the best mean: the lowest error, or the highest purity / clustering accuracy
+    (the first in grid order among equal means). A point whose mean is NaN never wins."""
+    means = table[f"{metric}_mean"].to_numpy(dtype=float)
+    if np.isnan(means).all():
+        raise ConfigError(f"selection metric {metric!r} is NaN at every grid point")
+    best = np.nanargmax(means) if metric.startswith(HIGHER_IS_BETTER) else np.nanargmin(means)
+    return table.iloc[int(best)]  # nanarg* return the first of equal extrema
 
 
 def choice_record(method_id: str, entry: dict, row: pd.Series) -> dict:
@@ -66,14 +71,20 @@ def plot_grid(table: pd.DataFrame, keys: list[str], metric: str, out, title: str
     import matplotlib.pyplot as plt
 
     fig, axes = plt.subplots(1, len(keys), figsize=(max(6.0, 4.4 * len(keys)), 3.8), squeeze=False)
+    higher = metric.startswith(HIGHER_IS_BETTER)
     for ax, key in zip(axes[0], keys):
-        values = list(dict.fromkeys(table[key]))
-        best = [table.loc[table[key] == v, f"{metric}_mean"].min() for v in values]
-        sem = [table.loc[(table[key] == v), f"{metric}_sem"].iloc[
-            int(np.argmin(table.loc[table[key] == v, f"{metric}_mean"]))] for v in values]
+        labels = table[key].map(lambda v: json.dumps(v) if not isinstance(v, str) else v)
+        values = list(dict.fromkeys(labels))  # null / NaN values are groups like any other
+        best, sem = [], []
+        for v in values:
+            sub = table.loc[labels == v]
+            row = sub.iloc[int(np.nanargmax(sub[f"{metric}_mean"]) if higher
+                               else np.nanargmin(sub[f"{metric}_mean"]))]
+            best.append(row[f"{metric}_mean"])
+            sem.append(row[f"{metric}_sem"])
         x = np.arange(len(values))
         ax.errorbar(x, best, yerr=np.nan_to_num(sem), marker="o", capsize=3)
-        ax.set_xticks(x, [str(v) for v in values], rotation=30)
+        ax.set_xticks(x, values, rotation=30)
         ax.set_xlabel(key)
         ax.set_ylabel(f"{metric.replace('_', ' ')} (%)")
         ax.set_title("best over the other parameters", fontsize=8, color="0.35")

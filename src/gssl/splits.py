@@ -108,8 +108,8 @@ def _validate_holdout(out: dict) -> None:
 def holdout_mask(y, fraction: float, dataset: str) -> np.ndarray:
     """The dataset's holdout set: a seeded ``fraction`` of each class (at least one point).
 
-    It depends on the dataset and the fraction only, so every protocol naming the same fraction
-    sees the same set: selection protocols (``part: inside``) draw and score inside it, reported
+    It depends on the labels, the dataset id and the fraction only, so every protocol of the
+    dataset naming the same fraction sees the same set: selection protocols (``part: inside``) draw and score inside it, reported
     protocols (``part: outside``) leave it unused, and no label is shared between the two.
     """
     _, codes = _encode(y)

@@ -2,8 +2,8 @@
 
 - ``default_tracking_uri(results)``: ``sqlite:///<abs>/results/mlflow.db`` unless ``MLFLOW_TRACKING_URI`` is set.
 - ``init_store``: create the schema and the experiments under a file lock, before parallel jobs log.
-- ``log_cell``: a solve job's runs: one parent run per cell (its splits' mean / std / standard error)
-  and one child run per split, all started with an explicit experiment id (never the
+- ``log_cell``: a solve job's runs: one parent run per cell, or per block of its splits (their mean /
+  std / standard error), and one child run per split, all started with an explicit experiment id (never the
   active-experiment global state, which misfiles runs under concurrency). ``log_run``: one run.
 - ``summarize``: one summary run per experiment holding tables and plots; every run that is not
   current is tagged ``gssl.superseded=true``.
@@ -123,7 +123,7 @@ def saved_views(headline: str = "error_unlabeled", ascending: bool = True) -> di
     cells = [("metrics", f"{headline}_mean"), ("metrics", f"{headline}_sem"),
              ("metrics", "n_splits"), ("metrics", "fit_seconds_mean"), *tags]
     splits = [("metrics", headline), ("metrics", "fit_seconds"), ("tags", "gssl.split"), *tags]
-    selection = [("metrics", f"best_{headline}_mean"), ("metrics", "n_grid_points"),
+    selection = [("metrics", "selection_score_mean"), ("metrics", "n_grid_points"),
                  ("metrics", "n_splits"), ("params", "chosen"), *tags[:1], *tags[2:]]
     return {
         VIEW_TAG + CELL_VIEW: view(
@@ -135,7 +135,7 @@ def saved_views(headline: str = "error_unlabeled", ascending: bool = True) -> di
             tag_group("method", "protocol"), [bar(headline), scatter("fit_seconds", headline)]),
         VIEW_TAG + SELECTION_VIEW: view(
             "gssl: selection", "selection", selection, [360, 200, 120, 90, 220, 130, 110, 110],
-            None, [bar(f"best_{headline}_mean")]),
+            None, [bar("selection_score_mean")]),
     }
 
 
@@ -369,6 +369,11 @@ def summarize(uri: str, experiment_id: str, experiment: str, current_run_ids: li
     """
     client = _client(uri)
     _check_experiment(client, uri, experiment_id)
+    missing = set(current_run_ids) - {r.info.run_id for r in _all_runs(client, experiment_id)}
+    if missing:  # checked before anything is written: a refused summary changes nothing
+        raise TrackingError(f"{len(missing)} runs named in the job outputs are not in experiment "
+                            f"{experiment} of {uri} (e.g. {sorted(missing)[0]}); the tracking store "
+                            f"changed since they ran: rerun them with snakemake --forcerun solve")
     current = set(current_run_ids)
     for cell in cells:
         cid = _log_one(client, experiment_id, cell)
@@ -379,8 +384,9 @@ def summarize(uri: str, experiment_id: str, experiment: str, current_run_ids: li
                             tags={SUMMARY_TAG: "true", KIND_TAG: "summary", SUPERSEDED_TAG: "false",
                                   "gssl.experiment": experiment,
                                   "mlflow.note.content": f"Summary of experiment {experiment}: "
-                                                         f"tables and plots of {len(current_run_ids)} "
-                                                         f"current runs."})
+                                                         f"its tables and plot, over "
+                                                         f"{len(current_run_ids)} current runs "
+                                                         f"(cells, blocks, splits, selection)."})
     sid = run.info.run_id
     current.add(sid)
     try:
@@ -392,18 +398,10 @@ def summarize(uri: str, experiment_id: str, experiment: str, current_run_ids: li
         client.log_batch(sid, params=[Param(k, v) for k, v in flatten(params or {}).items()],
                          metrics=[Metric(k, float(v), now, 0) for k, v in (metrics or {}).items()
                                   if _finite(v)])
-        seen = set()
         for r in _all_runs(client, experiment_id):
-            rid = r.info.run_id
-            seen.add(rid)
-            want = "false" if rid in current else "true"
+            want = "false" if r.info.run_id in current else "true"
             if r.data.tags.get(SUPERSEDED_TAG) != want:
-                client.set_tag(rid, SUPERSEDED_TAG, want)
-        missing = set(current_run_ids) - seen
-        if missing:
-            raise TrackingError(f"{len(missing)} runs named in the job outputs are not in experiment "
-                                f"{experiment} of {uri} (e.g. {sorted(missing)[0]}); the tracking store "
-                                f"changed since they ran: rerun them with snakemake --forcerun solve")
+                client.set_tag(r.info.run_id, SUPERSEDED_TAG, want)
         client.set_terminated(sid, "FINISHED")
     except BaseException:
         client.set_terminated(sid, "FAILED")

@@ -13,7 +13,9 @@ rule table:
     log:
         "logs/report/{experiment}.table.log",
     params:
-        experiment=lambda wc: config["experiments"][wc.experiment],
+        experiment=lambda wc: {**config["experiments"][wc.experiment],
+                               "gridded_methods": [m for m in config["experiments"][wc.experiment]["methods"]
+                                                   if has_grid(m)]},
         labels=lambda wc: protocol_labels(wc.experiment),
         code=code_hash("gssl.report"),
     conda:

@@ -88,7 +88,7 @@ checkpoint select:
     # checkpoint: evaluation jobs read the choice after it is written, and rerun only if it changed.
     input:
         runs=cell_grid_runs,
-        experiment=f"{RESULTS}/mlflow/{{experiment}}.json",
+        experiment=ancient(f"{RESULTS}/mlflow/{{experiment}}.json"),
     output:
         choice=f"{RESULTS}/selected/{{experiment}}/{{dataset}}/{{prep}}/{{graph}}/{{method}}.json",
         grid=f"{RESULTS}/selected/{{experiment}}/{{dataset}}/{{prep}}/{{graph}}/{{method}}.grid.json",

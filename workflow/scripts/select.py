@@ -31,7 +31,9 @@ with job_context(sm.log[0]) as log:
     run_id = log_run(uri, exp_id, f"select · {wc['method']} · {wc['dataset']}/{wc['prep']}/{wc['graph']}",
                      tags, {"chosen": json.dumps(choice["values"], sort_keys=True), "grid": entry["grid"],
                             "selection": {"metric": metric, **sel}},
-                     {f"best_{metric}_mean": best[f"{metric}_mean"], "n_grid_points": len(table),
+                     {f"best_{metric}_mean": best[f"{metric}_mean"],
+                      "selection_score_mean": best[f"{metric}_mean"],  # what the saved view shows
+                      "n_grid_points": len(table),
                       "n_splits": best["n_splits"]},
                      files=[sm.output.csv, sm.output.plot])
     atomic_write_text(sm.output.grid, json.dumps({**wc, "selection": sel, "metric": metric,
