@@ -225,23 +225,28 @@ def get_dotted(d: dict, key: str):
 
 def selection_jobs(config: dict, experiment: str) -> list[dict]:
     """Wildcard dicts of the grid jobs an experiment's selection stage runs."""
-    from .splits import n_splits
-
     e = config["experiments"][experiment]
     sel = e.get("selection")
     if not sel:
         return []
-    n = n_splits(config["protocols"][sel["protocol"]])
-    step = config.get("splits_per_job") or n
+    blocks = split_blocks(config, sel["protocol"])
     jobs = []
     for ds, prep, graph, method in itertools.product(
             e["datasets"], e["preprocessing"], e["graphs"], e["methods"]):
         for variant, _ in grid_variants(config["methods"][method]) if config["methods"][method].get("grid") else []:
-            for first in range(0, n, step):
-                jobs.append(dict(experiment=experiment, dataset=ds, prep=prep, graph=graph,
-                                 method=method, variant=variant, protocol=sel["protocol"],
-                                 first=first, last=min(first + step, n) - 1))
+            jobs += [dict(experiment=experiment, dataset=ds, prep=prep, graph=graph, method=method,
+                          variant=variant, protocol=sel["protocol"], first=a, last=b)
+                     for a, b in blocks]
     return jobs
+
+
+def split_blocks(config: dict, protocol: str) -> list[tuple[int, int]]:
+    """(first, last) split of each solve job of a protocol's cell: blocks of ``splits_per_job``."""
+    from .splits import n_splits
+
+    n = n_splits(config["protocols"][protocol])
+    step = config.get("splits_per_job") or n
+    return [(first, min(first + step, n) - 1) for first in range(0, n, step)]
 
 
 def experiments_to_run(config: dict) -> list[str]:
@@ -251,19 +256,12 @@ def experiments_to_run(config: dict) -> list[str]:
 def solve_jobs(config: dict, experiment: str) -> list[dict]:
     """Wildcard dicts of every solve job of one experiment: one per cell (dataset, prep, graph,
     method, protocol) and block of ``splits_per_job`` consecutive splits (``first``..``last``)."""
-    from .splits import n_splits
-
     e = config["experiments"][experiment]
-    per_job = config.get("splits_per_job")
     jobs = []
     for ds, prep, graph, method, proto in itertools.product(
             e["datasets"], e["preprocessing"], e["graphs"], e["methods"], e["protocols"]):
-        n = n_splits(config["protocols"][proto])
-        step = per_job or n
-        for first in range(0, n, step):
-            jobs.append(dict(experiment=experiment, dataset=ds, prep=prep, graph=graph,
-                             method=method, protocol=proto, first=first,
-                             last=min(first + step, n) - 1))
+        jobs += [dict(experiment=experiment, dataset=ds, prep=prep, graph=graph, method=method,
+                      protocol=proto, first=a, last=b) for a, b in split_blocks(config, proto)]
     return jobs
 
 

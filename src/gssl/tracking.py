@@ -139,6 +139,16 @@ def saved_views(headline: str = "error_unlabeled", ascending: bool = True) -> di
     }
 
 
+def run_name(cell: dict, variant: str | None = None, split=None, splits: str = "") -> str:
+    """``method[variant] · protocol [splits a-b] · split i · dataset/prep/graph``: the run names of
+    cells, blocks and splits lead with what tells them apart in the UI's table."""
+    label = f"{cell['method']}[{variant}]" if variant else cell["method"]
+    parts = [label, cell["protocol"] + (f" [splits {splits}]" if splits else "")]
+    if split is not None:
+        parts.append(f"split {split}")
+    return " · ".join(parts + [f"{cell['dataset']}/{cell['prep']}/{cell['graph']}"])
+
+
 def ui_link(experiment_id: str, base: str = "http://127.0.0.1:5000", view: str = CELL_VIEW) -> str:
     """The MLflow UI address that opens an experiment's runs table on a gssl saved view."""
     return (f"{base}/#/experiments/{experiment_id}/runs?workflowType=machine_learning"
@@ -369,7 +379,8 @@ def summarize(uri: str, experiment_id: str, experiment: str, current_run_ids: li
     """
     client = _client(uri)
     _check_experiment(client, uri, experiment_id)
-    missing = set(current_run_ids) - {r.info.run_id for r in _all_runs(client, experiment_id)}
+    existing = list(_all_runs(client, experiment_id))  # the runs to tag; new ones start current
+    missing = set(current_run_ids) - {r.info.run_id for r in existing}
     if missing:  # checked before anything is written: a refused summary changes nothing
         raise TrackingError(f"{len(missing)} runs named in the job outputs are not in experiment "
                             f"{experiment} of {uri} (e.g. {sorted(missing)[0]}); the tracking store "
@@ -398,7 +409,7 @@ def summarize(uri: str, experiment_id: str, experiment: str, current_run_ids: li
         client.log_batch(sid, params=[Param(k, v) for k, v in flatten(params or {}).items()],
                          metrics=[Metric(k, float(v), now, 0) for k, v in (metrics or {}).items()
                                   if _finite(v)])
-        for r in _all_runs(client, experiment_id):
+        for r in existing:
             want = "false" if r.info.run_id in current else "true"
             if r.data.tags.get(SUPERSEDED_TAG) != want:
                 client.set_tag(r.info.run_id, SUPERSEDED_TAG, want)

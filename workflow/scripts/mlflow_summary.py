@@ -6,7 +6,7 @@ from collections import defaultdict
 from gssl.h5io import atomic_write_text
 from gssl.jobs import job_context
 from gssl.report import KEYS, split_statistics
-from gssl.tracking import KIND_TAG, read_sentinel, summarize
+from gssl.tracking import KIND_TAG, read_sentinel, run_name, summarize
 
 sm = snakemake
 with job_context(sm.log[0]) as log:
@@ -26,9 +26,7 @@ with job_context(sm.log[0]) as log:
         wc = dict(zip(KEYS, key))
         variant = key[-1]
         metrics = split_statistics([s["metrics"] for b in group for s in b["splits"]])
-        label = f"{wc['method']}[{variant}]" if variant else wc["method"]
-        cells.append({"name": f"{label} · {wc['protocol']} · "
-                              f"{wc['dataset']}/{wc['prep']}/{wc['graph']}",
+        cells.append({"name": run_name(wc, variant),
                       "tags": {**{f"gssl.{k}": v for k, v in wc.items()}, "gssl.experiment": name,
                                KIND_TAG: "selection_cell" if variant else "cell",
                                "gssl.solver": group[0]["method_params"]["solver"]},

@@ -14,7 +14,7 @@ from gssl import __version__
 from gssl.jobs import git_commit, job_context
 from gssl.pipeline import Cell, describe_inputs, run_cell, write_block
 from gssl.report import split_statistics
-from gssl.tracking import KIND_TAG, connect_in_background, log_cell, read_sentinel
+from gssl.tracking import KIND_TAG, connect_in_background, log_cell, read_sentinel, run_name
 
 sm = snakemake
 wc = {k: sm.wildcards[k] for k in ("experiment", "dataset", "prep", "graph", "method", "protocol")}
@@ -57,18 +57,15 @@ with job_context(sm.log[0], sm.threads) as log:
     params = {"method": method, "graph": sm.params.graph_spec,
               "preprocessing": {"steps": sm.params.prep_steps}, "protocol": sm.params.protocol_spec,
               "seed": sm.params.seed}
-    # names lead with what tells runs apart in the UI's table: method and protocol (then split)
-    where = f"{wc['dataset']}/{wc['prep']}/{wc['graph']}"
-    block = "" if whole_cell else f" [splits {splits[0]}-{splits[-1]}]"
-    label = f"{wc['method']}[{variant}]" if variant else wc["method"]
     stage = "selection_" if variant else ""  # the comparison view lists evaluation cells only
-    parent = {"name": f"{label} · {wc['protocol']}{block} · {where}",
+    block = "" if whole_cell else f"{splits[0]}-{splits[-1]}"
+    parent = {"name": run_name(wc, variant, splits=block),
               "tags": {**tags, KIND_TAG: stage + ("cell" if whole_cell else "block"),
                        "gssl.splits": f"{splits[0]}-{splits[-1]}"},
               "params": params,
               "metrics": {**split_statistics([r["metrics"] for r in results]),
                           "load_seconds": cell.load_seconds}}
-    children = [{"name": f"{label} · {wc['protocol']} · split {r['split']} · {where}",
+    children = [{"name": run_name(wc, variant, split=r["split"]),
                  "tags": {**tags, KIND_TAG: stage + "split", "gssl.split": r["split"]},
                  "params": params, "metrics": r["metrics"], "history": r["history"],
                  "artifacts": {"result.json": {"predictions": r["predictions"],
