@@ -66,3 +66,13 @@ def test_contingency_and_input_errors():
         error_rate([0, 1], [0])
     with pytest.raises(ValueError):
         purity([], [])
+
+
+def test_squared_hinge_closed_form():
+    from gssl.metrics import squared_hinge
+
+    scores = np.array([[1.0, -1.0, -1.0], [0.5, 0.0, -2.0]])
+    # point 0: every margin met -> 0; point 1 (class 2): (1 + 0.5)^2 + (1 + 0)^2 + (1 + 2)^2
+    assert squared_hinge([0, 2], scores, [0, 1, 2]) == pytest.approx((0.0 + 2.25 + 1.0 + 9.0) / 2)
+    with pytest.raises(ValueError, match="n_points, n_classes"):
+        squared_hinge([0, 1], scores[:, :2], [0, 1, 2])

@@ -11,8 +11,8 @@ from gssl.config import grid_variants, grid_values, validate_config
 from gssl.errors import ConfigError
 from conftest import build_moons_cell
 from gssl.pipeline import Cell, run_cell
-from gssl.selection import choice_record, choose, grid_table
-from gssl.splits import UNUSED, holdout_mask
+from gssl.selection import choice_record, choose, choose_per_split, grid_table, methods_for_splits
+from gssl.splits import LABELED, UNUSED, VALIDATION, holdout_mask
 
 LAPRLS = {"solver": "lap_rls", "params": {"kernel": {"kind": "rbf", "sigma": 3.0}, "gamma_A": 0.01},
           "grid": {"gamma_I": [0.01, 1.0], "kernel.sigma": [1.0, 3.0]}}
@@ -37,6 +37,51 @@ def test_choice_is_the_lowest_mean_and_the_first_of_ties():
     assert choose(table, "error_unlabeled")["variant"] == "b"
 
 
+def test_a_tie_break_orders_equal_means_and_only_them():
+    table = pd.DataFrame({"variant": ["a", "b", "c", "d"], "error_validation_mean": [2.0, 4.0, 4.0, 2.0],
+                          "sq_hinge_validation_mean": [0.9, 0.1, 0.2, 0.5]})
+    assert choose(table, "error_validation", "sq_hinge_validation")["variant"] == "d"
+    table["sq_hinge_validation_mean"] = [0.5, 0.1, 0.2, 0.5]  # tied again: first in grid order
+    assert choose(table, "error_validation", "sq_hinge_validation")["variant"] == "a"
+
+
+def _blocks(scores: dict, hinge: dict | None = None) -> list[dict]:
+    """Grid blocks from {variant: [metric per split]}."""
+    return [{"variant": v, "mlflow_parent_run_id": "-",
+             "splits": [{"split": s, "metrics": {"error_validation": e,
+                                                 "sq_hinge_validation": (hinge or {}).get(v, [0.0] * 9)[s]}}
+                        for s, e in enumerate(errors)]} for v, errors in scores.items()]
+
+
+def test_per_split_choice_takes_each_splits_own_best():
+    ids = [v for v, _ in grid_variants(LAPRLS)]
+    blocks = _blocks({ids[0]: [5, 1, 2], ids[1]: [3, 1, 2], ids[2]: [3, 0, 4], ids[3]: [9, 9, 2]},
+                     hinge={ids[0]: [0, 0, 0.3], ids[1]: [0.2, 0, 0.2], ids[2]: [0.1, 0, 0.5],
+                            ids[3]: [0, 0, 0.1]})
+    assert choose_per_split(blocks, LAPRLS, "error_validation") == {0: ids[1], 1: ids[2], 2: ids[0]}
+    assert choose_per_split(blocks, LAPRLS, "error_validation", "sq_hinge_validation") == {
+        0: ids[2], 1: ids[2], 2: ids[3]}
+    record = choice_record("laprls", LAPRLS, per_split={0: ids[1], 1: ids[2]})
+    assert record["per_split"]["1"] == {"variant": ids[2], "values": grid_values(LAPRLS, ids[2])}
+
+
+def test_chosen_values_land_on_the_methods_own_params_grouped_by_split():
+    ids = [v for v, _ in grid_variants(LAPRLS)]
+    record = choice_record("laprls", LAPRLS, per_split={0: ids[3], 1: ids[0], 2: ids[3]})
+    groups = methods_for_splits({"solver": "lap_rls", "params": LAPRLS["params"]}, record, [0, 1, 2])
+    assert [(g[1], g[0]["params"]) for g in groups] == [
+        ([0, 2], dict(grid_variants(LAPRLS))[ids[3]]), ([1], dict(grid_variants(LAPRLS))[ids[0]])]
+    # a method selected_as another keeps its own other params (here PCG's stopping rule)
+    pcg = {"solver": "lapsvm_pcg", "params": {"kernel": {"kind": "rbf", "sigma": 3.0}, "stopping": "mixed"}}
+    (method, splits, values), = methods_for_splits(pcg, choice_record("laprls", LAPRLS, choose(
+        pd.DataFrame({"variant": ids, "error_unlabeled_mean": [4, 3, 2, 1]}), "error_unlabeled")), [0, 1])
+    assert method == {"solver": "lapsvm_pcg", "params": {"kernel": {"kind": "rbf", "sigma": 3.0},
+                                                         "stopping": "mixed", "gamma_I": 1.0}}
+    assert splits == [0, 1] and values == {"gamma_I": 1.0, "kernel.sigma": 3.0}
+    with pytest.raises(ConfigError, match="has no split 5"):
+        methods_for_splits(pcg, record, [5])
+
+
 def _config(**selection):
     return {
         "datasets": {"moons": {"source": "two_moons"}},
@@ -55,6 +100,40 @@ def _config(**selection):
 
 def test_an_honest_selection_config_is_accepted():
     validate_config(_config())
+
+
+def _per_split_config(**selection):
+    cfg = _config()
+    cfg["protocols"]["cv"] = {"kind": "melacci_cv", "folds": 2, "randomizations": 1, "labeled": 10,
+                              "validation": 10}
+    cfg["methods"]["pcg"] = {"solver": "lapsvm_pcg", "params": {"stopping": "mixed"}, "selected_as": "laprls"}
+    cfg["experiments"]["e"].update(protocols=["cv"], methods=["laprls", "pcg"],
+                                   selection={"protocol": "cv", "per_split": True,
+                                              "metric": "error_validation", **selection})
+    return cfg
+
+
+def test_a_per_split_selection_on_validation_points_is_accepted():
+    validate_config(_per_split_config())
+    validate_config(_per_split_config(tie_break="sq_hinge_validation"))
+
+
+@pytest.mark.parametrize("edit,message", [
+    (lambda c: c["experiments"]["e"]["selection"].update(metric="error_test"),
+     "per-split selection.metric 'error_test' would read labels the split scores"),
+    (lambda c: c["experiments"]["e"]["selection"].update(tie_break="macro_error_unlabeled"),
+     "selection.tie_break 'macro_error_unlabeled'"),
+    (lambda c: c["experiments"]["e"]["selection"].pop("metric"), "metric 'error_unlabeled'"),
+    (lambda c: c["experiments"]["e"]["protocols"].append("lpc1"), "must be the experiment's only protocol"),
+    (lambda c: c["protocols"]["cv"].pop("validation"), "needs validation points"),
+    (lambda c: c["methods"]["pcg"].update(selected_as="nope"), "selected_as 'nope', which must be"),
+    (lambda c: c["methods"]["pcg"].update(grid={"gamma_A": [1.0]}), "both a grid and selected_as"),
+])
+def test_a_per_split_selection_that_could_read_scored_labels_is_refused(edit, message):
+    cfg = _per_split_config()
+    edit(cfg)
+    with pytest.raises(ConfigError, match=message):
+        validate_config(cfg)
 
 
 @pytest.mark.parametrize("edit,message", [
@@ -91,7 +170,7 @@ def _select(cell: Cell) -> pd.DataFrame:
     for variant, params in grid_variants(LAPRLS):
         results = run_cell(cell, [0, 1], {"solver": "lap_rls", "params": params})
         blocks.append({"variant": variant, "mlflow_parent_run_id": "-",
-                       "splits": [{"metrics": r["metrics"]} for r in results]})
+                       "splits": [{"split": r["split"], "metrics": r["metrics"]} for r in results]})
     return grid_table(blocks, LAPRLS, "error_unlabeled")
 
 
@@ -111,6 +190,35 @@ def test_selection_never_reads_a_label_of_a_scored_point(files):
     assert choose(clean, "error_unlabeled")["variant"] == choose(poisoned, "error_unlabeled")["variant"]
     record = choice_record("laprls", LAPRLS, choose(clean, "error_unlabeled"))
     assert record["params"] == dict(grid_variants(LAPRLS))[record["variant"]]
+
+
+@pytest.fixture(scope="module")
+def cv_files(tmp_path_factory):
+    cv = {"kind": "melacci_cv", "folds": 2, "randomizations": 2, "labeled": 10, "validation": 16}
+    return build_moons_cell(tmp_path_factory.mktemp("cv"), {"cv": cv}, n_samples=160, weights="heat")
+
+
+def _select_per_split(cell: Cell) -> dict:
+    blocks = []
+    for variant, params in grid_variants(LAPRLS):
+        results = run_cell(cell, range(4), {"solver": "lap_rls", "params": params})
+        blocks.append({"variant": variant, "mlflow_parent_run_id": "-",
+                       "splits": [{"split": r["split"], "metrics": r["metrics"]} for r in results]})
+    return choose_per_split(blocks, LAPRLS, "error_validation", "sq_hinge_validation")
+
+
+def test_per_split_selection_never_reads_a_label_its_split_scores(cv_files):
+    cell = Cell(cv_files / "features.h5", cv_files / "graph.h5", cv_files / "cv.h5")
+    clean = _select_per_split(cell)
+    # split by split, poison every label the split does not use (its scored U and T points, and
+    # the unused ones): that split's choice does not move
+    rng = np.random.default_rng(1)
+    y = cell.y.copy()
+    for s in range(4):
+        seen = np.isin(cell.roles[s], (LABELED, VALIDATION))
+        cell.y = np.where(seen, y, rng.integers(0, 2, y.size))
+        assert _select_per_split(cell)[s] == clean[s]
+    cell.y = y
 
 
 @pytest.mark.parametrize("values,message", [

@@ -259,7 +259,7 @@ def test_a_changed_grid_reruns_selection_and_only_the_cells_whose_choice_changed
     grid = {"gamma_I": [0.01, 1.0, 1e-4 if other == 0.01 else 1e4],
             "kernel.sigma": [1.0, 3.0]}
     jobs = rerun(grid)
-    assert rules_of(jobs).get("solve_grid") == 2 and rules_of(jobs).get("select") == 1
+    assert rules_of(jobs).get("solve_grid") == 1 and rules_of(jobs).get("select") == 1  # one job: the grid
     assert "solve" not in rules_of(jobs)
     assert json.loads(choice_file.read_text())["values"] == chosen
     # dropping the chosen value changes the choice: laprls's two cells rerun, rls's do not
@@ -268,6 +268,39 @@ def test_a_changed_grid_reruns_selection_and_only_the_cells_whose_choice_changed
     solves = [j for j in jobs if j["rule"] == "solve"]
     assert {j["wildcards"]["method"] for j in solves} == {"laprls"} and len(solves) == 2
     assert json.loads(choice_file.read_text())["values"]["gamma_I"] == other
+
+
+PER_SPLIT = json.loads(json.dumps(SELECTION))
+PER_SPLIT["protocols"] = {"cv": {"kind": "melacci_cv", "folds": 2, "randomizations": 1, "labeled": 10,
+                                 "validation": 16}}
+PER_SPLIT["methods"]["pcg"] = {"solver": "lapsvm_pcg", "selected_as": "laprls",
+                               "params": {"kernel": {"kind": "rbf", "sigma": 3.0}, "stopping": "mixed"}}
+PER_SPLIT["experiments"]["e2e"].update(
+    methods=["rls", "laprls", "pcg"], protocols=["cv"],
+    selection={"protocol": "cv", "per_split": True, "metric": "error_validation",
+               "tie_break": "sq_hinge_validation"})
+PER_SPLIT["experiments"]["e2e"]["reference"]["values"] = {"laprls": {"cv": 10.0}}
+
+
+def test_per_split_selection_refits_each_splits_choice_and_shares_it(tmp_path):
+    ws = make_workspace(tmp_path / "ws", PER_SPLIT)
+    smk(ws, "--cores", "2")
+    res = ws / "results"
+    choice = json.loads((res / "selected/e2e/moons/std/knn8/laprls.json").read_text())["per_split"]
+    grid, = (res / "selection/e2e/moons/std/knn8/laprls/cv").glob("*.json")
+    by_point = {b["variant"]: {s["split"]: s["metrics"] for s in b["splits"]}
+                for b in json.loads(grid.read_text())["blocks"]}
+    assert len(by_point) == 4 and sorted(choice) == ["0", "1"]
+    for method in ("laprls", "pcg"):
+        run, = (res / f"runs/e2e/moons/std/knn8/{method}/cv").glob("*.json")
+        for rec in json.loads(run.read_text())["splits"]:
+            chosen = choice[str(rec["split"])]
+            assert rec["chosen"] == chosen["values"]
+            if method == "laprls":  # the evaluation fit is the grid's fit at the chosen point
+                assert rec["metrics"]["error_test"] == by_point[chosen["variant"]][rec["split"]]["error_test"]
+    # one MLflow run per grid point, no split runs under it
+    points = mlflow_runs(ws, "selection_cell")
+    assert len(points) == 4 and not any(r[5] in {p[4] for p in points} for r in mlflow_runs(ws))
 
 
 def test_html_report_embeds_tables_and_plots(done):

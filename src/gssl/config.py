@@ -128,28 +128,48 @@ def _method_problems(methods: dict) -> list[str]:
     return problems
 
 
+def selected_by(config: dict, method: str) -> str | None:
+    """The method whose selection stage gives ``method`` its parameters: itself when it has a grid,
+    the one it names in ``selected_as``, or None (fixed parameters)."""
+    entry = config["methods"][method]
+    return method if entry.get("grid") else entry.get("selected_as")
+
+
 def _selection_problems(config: dict, exp: str, entry: dict) -> list[str]:
     """A selection must name a protocol and, unless it reproduces a paper's tuning on the scored
     points, never read the label of a point that a reported protocol scores."""
-    gridded = [m for m in entry["methods"] if config["methods"].get(m, {}).get("grid")]
+    methods = config["methods"]
+    problems = []
+    for m in entry["methods"]:
+        src = methods.get(m, {}).get("selected_as")
+        if src is None:
+            continue
+        if methods[m].get("grid"):
+            problems.append(f"method '{m}' has both a grid and selected_as: keep one")
+        elif src not in entry["methods"] or not methods.get(src, {}).get("grid"):
+            problems.append(f"experiment '{exp}': method '{m}' is selected_as '{src}', which must be "
+                            f"a method of the experiment with a grid")
+    gridded = [m for m in entry["methods"] if methods.get(m, {}).get("grid")]
     sel = entry.get("selection")
     if sel is None:
-        return [f"experiment '{exp}': method '{m}' has a grid but the experiment names no "
-                f"selection (add selection: {{protocol: <id>}})" for m in gridded]
+        return problems + [f"experiment '{exp}': method '{m}' has a grid but the experiment names "
+                           f"no selection (add selection: {{protocol: <id>}})" for m in gridded]
     if not gridded:
-        return [f"experiment '{exp}': selection is given but none of its methods has a grid"]
+        return problems + [f"experiment '{exp}': selection is given but none of its methods has a grid"]
     proto = sel["protocol"]
     if proto not in config["protocols"]:
-        return [f"experiment '{exp}': selection names unknown protocols id '{proto}' "
-                f"(defined: {', '.join(sorted(config['protocols']))})"]
+        return problems + [f"experiment '{exp}': selection names unknown protocols id '{proto}' "
+                           f"(defined: {', '.join(sorted(config['protocols']))})"]
+    if sel.get("per_split"):
+        return problems + _per_split_problems(config, exp, entry, sel)
     if sel.get("scored_points"):
-        return []
+        return problems
     if proto in entry["protocols"]:
-        return [f"experiment '{exp}': selection protocol '{proto}' is also a reported protocol; "
-                f"choose on other splits, or set selection.scored_points: true to reproduce a "
-                f"paper that tuned on its scored points"]
+        return problems + [f"experiment '{exp}': selection protocol '{proto}' is also a reported "
+                           f"protocol; choose on other splits, or set selection.per_split: true "
+                           f"with a metric on the validation points, or selection.scored_points: "
+                           f"true to reproduce a paper that tuned on its scored points"]
     hold = config["protocols"][proto].get("holdout") or {}
-    problems = []
     if hold.get("part") != "inside":
         problems.append(f"experiment '{exp}': selection protocol '{proto}' must draw inside a "
                         f"holdout set (holdout: {{fraction: f, part: inside}}) so that it never "
@@ -161,6 +181,28 @@ def _selection_problems(config: dict, exp: str, entry: dict) -> list[str]:
             problems.append(f"experiment '{exp}': reported protocol '{p}' must leave the selection "
                             f"holdout unused: give it holdout: {{fraction: {hold.get('fraction')}, "
                             f"part: outside}} (selection protocol '{proto}')")
+    return problems
+
+
+def _per_split_problems(config: dict, exp: str, entry: dict, sel: dict) -> list[str]:
+    """Per-split selection is honest when each split chooses on its own validation points, which
+    no reported score of that split counts."""
+    proto, problems = sel["protocol"], []
+    if entry["protocols"] != [proto]:
+        problems.append(f"experiment '{exp}': per-split selection chooses for the splits of "
+                        f"'{proto}', so it must be the experiment's only protocol (it reports "
+                        f"{', '.join(entry['protocols'])})")
+    spec = config["protocols"][proto]
+    if not spec.get("validation"):
+        problems.append(f"experiment '{exp}': per-split selection needs validation points, but "
+                        f"protocol '{proto}' has none (give it validation: n)")
+    if not sel.get("scored_points"):
+        for key in ("metric", "tie_break"):
+            name = sel.get(key, "error_unlabeled" if key == "metric" else None)
+            if name is not None and not name.endswith("_validation"):
+                problems.append(f"experiment '{exp}': per-split selection.{key} '{name}' would read "
+                                f"labels the split scores; use a metric on the validation points "
+                                f"(e.g. error_validation), or set selection.scored_points: true")
     return problems
 
 
@@ -195,7 +237,7 @@ def grid_variants(entry: dict) -> list[tuple[str, dict]]:
     for values in itertools.product(*grid.values()):
         params = json.loads(json.dumps(entry.get("params") or {}))
         for key, value in zip(grid, values):
-            _set_dotted(params, key, json.loads(json.dumps(value)))  # never the config's own object
+            set_dotted(params, key, json.loads(json.dumps(value)))  # never the config's own object
         out.append(("g" + params_hash(params, 8), params))
     return out
 
@@ -208,7 +250,7 @@ def grid_values(entry: dict, variant: str) -> dict:
     raise ConfigError(f"no grid point {variant!r}")
 
 
-def _set_dotted(d: dict, key: str, value) -> None:
+def set_dotted(d: dict, key: str, value) -> None:
     *path, last = key.split(".")
     for part in path:
         d = d.setdefault(part, {})
@@ -224,7 +266,8 @@ def get_dotted(d: dict, key: str):
 
 
 def selection_jobs(config: dict, experiment: str) -> list[dict]:
-    """Wildcard dicts of the grid jobs an experiment's selection stage runs."""
+    """Wildcard dicts of the grid jobs an experiment's selection stage runs: one per gridded method
+    and block of the selection protocol's splits, fitting every grid point."""
     e = config["experiments"][experiment]
     sel = e.get("selection")
     if not sel:
@@ -233,10 +276,9 @@ def selection_jobs(config: dict, experiment: str) -> list[dict]:
     jobs = []
     for ds, prep, graph, method in itertools.product(
             e["datasets"], e["preprocessing"], e["graphs"], e["methods"]):
-        for variant, _ in grid_variants(config["methods"][method]) if config["methods"][method].get("grid") else []:
+        if config["methods"][method].get("grid"):  # every grid point of a block in one job
             jobs += [dict(experiment=experiment, dataset=ds, prep=prep, graph=graph, method=method,
-                          variant=variant, protocol=sel["protocol"], first=a, last=b)
-                     for a, b in blocks]
+                          protocol=sel["protocol"], first=a, last=b) for a, b in blocks]
     return jobs
 
 

@@ -130,7 +130,7 @@ def fit_split(cell: Cell, split: int, method: dict, seed: int = 0) -> dict:
     """Fit one method on one split of a loaded cell; return metrics, history and predictions."""
     from sklearn.base import is_clusterer
 
-    from .metrics import clustering_accuracy, error_rate, macro_error, purity
+    from .metrics import clustering_accuracy, error_rate, macro_error, purity, squared_hinge
     from .solvers.registry import make_solver
     from .splits import LABELED, TEST, UNLABELED, UNUSED, VALIDATION
 
@@ -165,6 +165,11 @@ def fit_split(cell: Cell, split: int, method: dict, seed: int = 0) -> dict:
         if mask.any():
             metrics[f"error_{name}"] = error_rate(y[mask], pred[mask])
             metrics[f"macro_error_{name}"] = macro_error(y[mask], pred[mask])
+    scores = getattr(est, "decision_function_", None)
+    if "error_validation" in metrics and scores is not None and scores.ndim == 2 \
+            and scores.shape[1] == len(getattr(est, "classes_", ())):  # class scores: a selection tie-break
+        val = role == VALIDATION
+        metrics["sq_hinge_validation"] = squared_hinge(y[val], scores[val], est.classes_)
     for rule, alt in getattr(est, "alternative_labels_", {}).items():  # another decision rule
         for name, code in (("unlabeled", UNLABELED), ("test", TEST)):
             mask = role == code
@@ -205,14 +210,32 @@ def describe_inputs(**paths) -> dict:
     return {name: read_attrs(p)["params_hash"] for name, p in paths.items()}
 
 
-def write_block(out, wildcards: dict, method: dict, results: list[dict], run_ids: list[str],
-                parent_run_id: str | None, tracking_uri: str | None, code_hash: str,
-                timings: dict) -> None:
-    """The solve job's output: one record per split (metrics, MLflow run id) and the job's timings."""
+def block_payload(wildcards: dict, method: dict, results: list[dict], run_ids: list,
+                  parent_run_id: str | None, tracking_uri: str | None, code_hash: str,
+                  timings: dict) -> dict:
+    """One block: a method (or grid point) on some splits of a cell, a record per split (metrics,
+    MLflow run id or None) and the job's timings."""
     records = [{"split": r["split"], "metrics": r["metrics"], "converged": r.get("converged"),
-                "stop_reason": r.get("stop_reason"), "mlflow_run_id": rid}
+                "stop_reason": r.get("stop_reason"), "mlflow_run_id": rid,
+                **({"chosen": r["chosen"]} if r.get("chosen") is not None else {})}
                for r, rid in zip(results, run_ids, strict=True)]
-    payload = {"gssl_version": __version__, **wildcards, "method_params": method,
-               "splits": records, "mlflow_parent_run_id": parent_run_id,
-               "tracking_uri": tracking_uri, "code_hash": code_hash, "timings": timings}
-    atomic_write_text(out, json.dumps(payload, indent=1, sort_keys=True) + "\n")
+    return {"gssl_version": __version__, **wildcards, "method_params": method,
+            "splits": records, "mlflow_parent_run_id": parent_run_id,
+            "tracking_uri": tracking_uri, "code_hash": code_hash, "timings": timings}
+
+
+def write_block(out, *args, **kwargs) -> None:
+    """A solve job's output: one block (see :func:`block_payload`)."""
+    atomic_write_text(out, json.dumps(block_payload(*args, **kwargs), indent=1, sort_keys=True) + "\n")
+
+
+def write_grid(out, blocks: list[dict], timings: dict) -> None:
+    """A grid job's output: one block per grid point, in grid order, and the job's timings."""
+    atomic_write_text(out, json.dumps({"gssl_version": __version__, "blocks": blocks,
+                                       "timings": timings}, indent=1, sort_keys=True) + "\n")
+
+
+def read_blocks(path) -> list[dict]:
+    """The blocks of a solve job's output (one) or of a grid job's output (one per grid point)."""
+    payload = json.loads(Path(path).read_text())
+    return payload["blocks"] if "blocks" in payload else [payload]

@@ -3,8 +3,8 @@ import functools
 import json
 from pathlib import Path
 
-from gssl.config import (expected_headline, experiments_to_run, grid_variants, selection_jobs,
-                         solve_jobs, validate_config)
+from gssl.config import (expected_headline, experiments_to_run, grid_variants, selected_by,
+                         selection_jobs, solve_jobs, validate_config)
 from gssl.errors import ConfigError
 from gssl.hashing import module_source_hash
 from gssl.splits import n_splits
@@ -32,7 +32,6 @@ wildcard_constraints:
     source=ID,
     first=r"\d+",
     last=r"\d+",
-    variant=r"g[0-9a-f]{8}",
 
 
 @functools.cache
@@ -91,7 +90,8 @@ def experiment_runs(experiment):
 
 
 def grid_json(job):
-    return ("{results}/selection/{experiment}/{dataset}/{prep}/{graph}/{method}/{variant}/{protocol}/"
+    """A grid job's output: every grid point of one method on a block of the selection splits."""
+    return ("{results}/selection/{experiment}/{dataset}/{prep}/{graph}/{method}/{protocol}/"
             "splits{first}-{last}.json".format(results=RESULTS, **job))
 
 
@@ -100,7 +100,8 @@ def selected_json(wc, suffix=".json"):
 
 
 def has_grid(method):
-    return bool(config["methods"][method].get("grid"))
+    """Whether a selection stage chooses the method's parameters (its own grid, or selected_as)."""
+    return selected_by(config, method) is not None
 
 
 def method_entry(method):
@@ -109,17 +110,20 @@ def method_entry(method):
     return {k: v for k, v in config["methods"][method].items() if k != "grid"}
 
 
-def variant_entry(wc):
-    params = dict(grid_variants(config["methods"][wc.method]))[wc.variant]
-    return {"solver": config["methods"][wc.method]["solver"], "params": params}
+def grid_points(wc):
+    """[variant id, {solver, params}] of every point of a method's grid, in grid order."""
+    entry = config["methods"][wc.method]
+    return [[vid, {"solver": entry["solver"], "params": params}] for vid, params in grid_variants(entry)]
 
 
 def chosen_params(wc):
-    """The selection stage's choice for a gridded method (a checkpoint: evaluation jobs wait for it)."""
-    if not has_grid(wc.method):
+    """The selection stage's choice for a gridded method, or for the method it is selected_as
+    (a checkpoint: evaluation jobs wait for it)."""
+    source = selected_by(config, wc.method)
+    if source is None:
         return []
     return checkpoints.select.get(experiment=wc.experiment, dataset=wc.dataset, prep=wc.prep,
-                                  graph=wc.graph, method=wc.method).output.choice
+                                  graph=wc.graph, method=source).output.choice
 
 
 def cell_grid_runs(wc):

@@ -54,20 +54,22 @@ rule solve:
 
 
 rule solve_grid:
-    # One grid point of a method on the selection protocol's splits (same script as solve).
+    # Every grid point of a method on a block of the selection protocol's splits, in one process
+    # (features, graph and kernel loaded once; same script as solve).
     input:
         features=f"{RESULTS}/features/{{dataset}}/{{prep}}.h5",
         graph=f"{RESULTS}/graphs/{{dataset}}/{{prep}}/{{graph}}.h5",
         splits=f"{RESULTS}/splits/{{dataset}}/{{protocol}}.h5",
         experiment=ancient(f"{RESULTS}/mlflow/{{experiment}}.json"),
     output:
-        f"{RESULTS}/selection/{{experiment}}/{{dataset}}/{{prep}}/{{graph}}/{{method}}/{{variant}}/{{protocol}}/splits{{first}}-{{last}}.json",
+        f"{RESULTS}/selection/{{experiment}}/{{dataset}}/{{prep}}/{{graph}}/{{method}}/{{protocol}}/splits{{first}}-{{last}}.json",
     log:
-        "logs/selection/{experiment}/{dataset}/{prep}/{graph}/{method}/{variant}/{protocol}/splits{first}-{last}.log",
+        "logs/selection/{experiment}/{dataset}/{prep}/{graph}/{method}/{protocol}/splits{first}-{last}.log",
     benchmark:
-        f"{RESULTS}/benchmarks/selection/{{experiment}}/{{dataset}}/{{prep}}/{{graph}}/{{method}}/{{variant}}/{{protocol}}/splits{{first}}-{{last}}.tsv"
+        f"{RESULTS}/benchmarks/selection/{{experiment}}/{{dataset}}/{{prep}}/{{graph}}/{{method}}/{{protocol}}/splits{{first}}-{{last}}.tsv"
     params:
-        method=variant_entry,
+        method=lambda wc: method_entry(wc.method),
+        grid=grid_points,
         stage="selection",
         prep_steps=lambda wc: config["preprocessing"][wc.prep],
         graph_spec=lambda wc: config["graphs"][wc.graph],
@@ -84,8 +86,9 @@ rule solve_grid:
 
 
 checkpoint select:
-    # The grid point with the lowest mean selection metric (ties: first in grid order). A
-    # checkpoint: evaluation jobs read the choice after it is written, and rerun only if it changed.
+    # The grid point with the lowest mean selection metric (ties: tie_break, then first in grid
+    # order), or one per split (selection.per_split). A checkpoint: evaluation jobs read the choice
+    # after it is written, and rerun only if it changed.
     input:
         runs=cell_grid_runs,
         experiment=ancient(f"{RESULTS}/mlflow/{{experiment}}.json"),

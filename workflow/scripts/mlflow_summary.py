@@ -5,6 +5,7 @@ from collections import defaultdict
 
 from gssl.h5io import atomic_write_text
 from gssl.jobs import job_context
+from gssl.pipeline import read_blocks
 from gssl.report import KEYS, split_statistics
 from gssl.tracking import KIND_TAG, read_sentinel, run_name, summarize
 
@@ -12,8 +13,8 @@ sm = snakemake
 with job_context(sm.log[0]) as log:
     name = sm.wildcards.experiment
     exp_id = read_sentinel(sm.input.experiment, name, sm.params.tracking_uri)
-    blocks = [json.load(open(p)) for p in [*sm.input.runs, *sm.input.grid_runs]]
-    current = [s["mlflow_run_id"] for b in blocks for s in b["splits"]]
+    blocks = [b for p in [*sm.input.runs, *sm.input.grid_runs] for b in read_blocks(p)]
+    current = [s["mlflow_run_id"] for b in blocks for s in b["splits"] if s["mlflow_run_id"]]
     current += [b["mlflow_parent_run_id"] for b in blocks]
     current += [json.load(open(p))["mlflow_run_id"] for p in sm.input.selections]
     by_cell = defaultdict(list)

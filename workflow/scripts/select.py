@@ -1,25 +1,41 @@
-"""Choose a method's parameters from its grid runs on the selection protocol; log the grid."""
+"""Choose a method's parameters from its grid runs on the selection protocol (one choice, or one
+per split); log the grid."""
 import json
+from collections import Counter
 
 from gssl.h5io import atomic_path, atomic_write_text
 from gssl.jobs import job_context
-from gssl.selection import choice_record, choose, grid_table, plot_grid
+from gssl.pipeline import read_blocks
+from gssl.selection import choice_record, choose, choose_per_split, grid_table, plot_grid
 from gssl.tracking import KIND_TAG, log_run, read_sentinel
 
 sm = snakemake
 wc = {k: sm.wildcards[k] for k in ("experiment", "dataset", "prep", "graph", "method")}
 with job_context(sm.log[0]) as log:
     sel, entry = sm.params.selection, sm.params.method
-    metric = sel.get("metric", "error_unlabeled")
+    metric, tie_break = sel.get("metric", "error_unlabeled"), sel.get("tie_break")
     uri = sm.params.tracking_uri
     exp_id = read_sentinel(sm.input.experiment, wc["experiment"], uri)
-    table = grid_table([json.load(open(p)) for p in sm.input.runs], entry, metric)
-    best = choose(table, metric)
-    choice = choice_record(wc["method"], entry, best)
+    blocks = [b for p in sm.input.runs for b in read_blocks(p)]
+    table = grid_table(blocks, entry, metric, tie_break)
+    best = choose(table, metric, tie_break)
+    if sel.get("per_split"):
+        per_split = choose_per_split(blocks, entry, metric, tie_break)
+        choice = choice_record(wc["method"], entry, per_split=per_split)
+        wins = Counter(per_split.values())
+        table["chosen_in_splits"] = [wins.get(v, 0) for v in table["variant"]]
+        summary = {"per_split": {s: c["values"] for s, c in choice["per_split"].items()}}
+        top, count = wins.most_common(1)[0]
+        top_values = next(c["values"] for c in choice["per_split"].values() if c["variant"] == top)
+        chosen_text = (f"per split, most often {', '.join(f'{k} = {v}' for k, v in top_values.items())} "
+                       f"({count} of {len(per_split)} splits)")
+    else:
+        choice = choice_record(wc["method"], entry, best)
+        summary = choice["values"]
+        chosen_text = ", ".join(f"{k} = {v}" for k, v in choice["values"].items())
     keys = list(entry["grid"])
     with atomic_path(sm.output.csv) as tmp:
         table.to_csv(tmp, index=False, float_format="%.6g")
-    chosen_text = ", ".join(f"{k} = {v}" for k, v in choice["values"].items())
     title = (f"{wc['method']} on {wc['dataset']}/{wc['prep']}/{wc['graph']}\n"
              f"selection on {sel['protocol']} ({metric}): chosen {chosen_text}")
     with atomic_path(sm.output.plot) as tmp:
@@ -29,7 +45,7 @@ with job_context(sm.log[0]) as log:
                  "gssl.scored_points": str(bool(sel.get("scored_points", False))).lower(),
                  "gssl.code_hash": sm.params.code})
     run_id = log_run(uri, exp_id, f"select · {wc['method']} · {wc['dataset']}/{wc['prep']}/{wc['graph']}",
-                     tags, {"chosen": json.dumps(choice["values"], sort_keys=True), "grid": entry["grid"],
+                     tags, {"chosen": json.dumps(summary, sort_keys=True)[:6000], "grid": entry["grid"],
                             "selection": {"metric": metric, **sel}},
                      {f"best_{metric}_mean": best[f"{metric}_mean"],
                       "selection_score_mean": best[f"{metric}_mean"],  # what the saved view shows
@@ -41,5 +57,5 @@ with job_context(sm.log[0]) as log:
                                                   "rows": json.loads(table.to_json(orient="records"))},
                                                  indent=1) + "\n")
     atomic_write_text(sm.output.choice, json.dumps(choice, indent=1, sort_keys=True) + "\n")
-    log.info("chose %s (%s = %.4g) among %d grid points", choice["values"], metric,
-             best[f"{metric}_mean"], len(table))
+    log.info("chose %s among %d grid points (best mean %s = %.4g)", chosen_text, len(table), metric,
+             best[f"{metric}_mean"])

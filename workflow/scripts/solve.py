@@ -1,8 +1,9 @@
 """Fit one method on a cell's splits (or a block of them) in one process; log one MLflow parent run
 for the cell (its splits' statistics) with a child run per split; write the job's JSON.
 
-Rule solve runs the evaluation cells (a gridded method with the parameters its selection chose);
-rule solve_grid runs one grid point on the selection protocol (wildcard ``variant``)."""
+Rule solve runs the evaluation cells (a gridded method with the parameters its selection chose,
+one choice or one per split); rule solve_grid runs every point of a method's grid on a block of the
+selection protocol's splits, one MLflow run per grid point (its splits' values as steps)."""
 import json
 import platform
 import time
@@ -12,74 +13,119 @@ import gssl
 
 from gssl import __version__
 from gssl.jobs import git_commit, job_context
-from gssl.pipeline import Cell, describe_inputs, run_cell, write_block
+from gssl.pipeline import Cell, block_payload, describe_inputs, run_cell, write_block, write_grid
 from gssl.report import split_statistics
+from gssl.selection import methods_for_splits
 from gssl.tracking import KIND_TAG, connect_in_background, log_cell, read_sentinel, run_name
 
 sm = snakemake
 wc = {k: sm.wildcards[k] for k in ("experiment", "dataset", "prep", "graph", "method", "protocol")}
 splits = list(range(int(sm.wildcards.first), int(sm.wildcards.last) + 1))
 whole_cell = len(splits) == sm.params.n_splits
-variant = getattr(sm.wildcards, "variant", None)
+grid = sm.params.get("grid")  # solve_grid: [[variant id, {solver, params}], ...]
+block = "" if whole_cell else f"{splits[0]}-{splits[-1]}"
 
-with job_context(sm.log[0], sm.threads) as log:
-    t_start = time.perf_counter()
-    method = dict(sm.params.method)
-    if sm.input.get("chosen"):  # a gridded method: the parameters its selection stage chose
-        chosen = json.load(open(sm.input.chosen))
-        method = {"solver": chosen["solver"], "params": chosen["params"]}
-        log.info("parameters chosen by the selection stage: %s", chosen["values"])
-    uri = sm.params.tracking_uri
-    exp_id = read_sentinel(sm.input.experiment, wc["experiment"], uri)
-    connected = connect_in_background(uri, exp_id)  # MLflow's imports overlap the fits
-    cell = Cell(sm.input.features, sm.input.graph, sm.input.splits)
-    results = run_cell(cell, splits, method, seed=sm.params.seed)
-    t_fitted = time.perf_counter()
-    for r in results:
-        r["metrics"]["load_seconds"] = cell.load_seconds
-        log.info("split %d: %s", r["split"], r["metrics"])
 
+def common_tags(solver):
     tags = {f"gssl.{k}": v for k, v in wc.items()}
-    tags.update({"gssl.solver": method["solver"], "gssl.rule": sm.rule, "gssl.stage": sm.params.stage,
+    tags.update({"gssl.solver": solver, "gssl.rule": sm.rule, "gssl.stage": sm.params.stage,
                  "gssl.version": __version__, "gssl.code_hash": sm.params.code,
                  "gssl.host": platform.node(), "gssl.output": sm.output[0],
-                 "mlflow.source.name": "snakemake rule solve", "mlflow.source.type": "JOB"})
+                 "gssl.splits": f"{splits[0]}-{splits[-1]}",
+                 "mlflow.source.name": f"snakemake rule {sm.rule}", "mlflow.source.type": "JOB"})
     commit = git_commit(Path(gssl.__file__).parent)  # the gssl code that ran
     if commit:
         tags["mlflow.source.git.commit"] = commit
     for name, h in describe_inputs(features=sm.input.features, graph=sm.input.graph,
                                    splits=sm.input.splits).items():
         tags[f"gssl.{name}_hash"] = h
-    if variant:
-        tags["gssl.variant"] = variant
+    return tags
+
+
+def run_params(method):
+    return {"method": method, "graph": sm.params.graph_spec,
+            "preprocessing": {"steps": sm.params.prep_steps}, "protocol": sm.params.protocol_spec,
+            "seed": sm.params.seed}
+
+
+def fit_evaluation(cell, method, log):
+    """The cell's splits with the method's own params, or with those its selection chose (one
+    choice, or one per split): each result carries the method it was fitted with."""
+    groups = [(method, splits, None)]
     if sm.input.get("chosen"):
-        tags["gssl.chosen"] = json.dumps(chosen["values"], sort_keys=True)
-    params = {"method": method, "graph": sm.params.graph_spec,
-              "preprocessing": {"steps": sm.params.prep_steps}, "protocol": sm.params.protocol_spec,
-              "seed": sm.params.seed}
-    stage = "selection_" if variant else ""  # the comparison view lists evaluation cells only
-    block = "" if whole_cell else f"{splits[0]}-{splits[-1]}"
-    parent = {"name": run_name(wc, variant, splits=block),
-              "tags": {**tags, KIND_TAG: stage + ("cell" if whole_cell else "block"),
-                       "gssl.splits": f"{splits[0]}-{splits[-1]}"},
-              "params": params,
-              "metrics": {**split_statistics([r["metrics"] for r in results]),
-                          "load_seconds": cell.load_seconds}}
-    children = [{"name": run_name(wc, variant, split=r["split"]),
-                 "tags": {**tags, KIND_TAG: stage + "split", "gssl.split": r["split"]},
-                 "params": params, "metrics": r["metrics"], "history": r["history"],
-                 "artifacts": {"result.json": {"predictions": r["predictions"],
-                                               "history": r["history"],
+        groups = methods_for_splits(method, json.load(open(sm.input.chosen)), splits)
+        for _, ss, values in groups:
+            log.info("splits %s: parameters chosen by the selection stage: %s", ss, values)
+    results = []
+    for m, ss, values in groups:
+        results += [dict(r, method=m, chosen=values) for r in run_cell(cell, ss, m, seed=sm.params.seed)]
+    return sorted(results, key=lambda r: r["split"]), (groups[0][0] if len(groups) == 1 else method)
+
+
+def log_evaluation(uri, exp_id, method, results, load_seconds):
+    tags = common_tags(method["solver"])
+    kind = "cell" if whole_cell else "block"
+    parent = {"name": run_name(wc, splits=block), "tags": {**tags, KIND_TAG: kind},
+              "params": run_params(method),
+              "metrics": {**split_statistics([r["metrics"] for r in results]), "load_seconds": load_seconds}}
+    children = [{"name": run_name(wc, split=r["split"]),
+                 "tags": {**tags, KIND_TAG: "split", "gssl.split": r["split"],
+                          **({"gssl.chosen": json.dumps(r["chosen"], sort_keys=True)} if r["chosen"] else {})},
+                 "params": run_params(r["method"]), "metrics": r["metrics"], "history": r["history"],
+                 "artifacts": {"result.json": {"predictions": r["predictions"], "history": r["history"],
                                                "stop_reason": r["stop_reason"]}}}
                 for r in results]
+    return log_cell(uri, exp_id, parent, children)
+
+
+def log_grid_point(uri, exp_id, variant, method, results, load_seconds):
+    """One run per grid point (no child per split: a grid is hundreds of fits); the splits'
+    values are its metrics' steps."""
+    tags = {**common_tags(method["solver"]), "gssl.variant": variant,
+            KIND_TAG: "selection_" + ("cell" if whole_cell else "block")}
+    history = [{"split": r["split"], **r["metrics"]} for r in results]
+    run = {"name": run_name(wc, variant, splits=block), "tags": tags, "params": run_params(method),
+           "metrics": {**split_statistics([r["metrics"] for r in results]), "load_seconds": load_seconds},
+           "history": history}
+    parent_id, _ = log_cell(uri, exp_id, run, [])
+    return parent_id
+
+
+with job_context(sm.log[0], sm.threads) as log:
+    t_start = time.perf_counter()
+    method = dict(sm.params.method)
+    uri = sm.params.tracking_uri
+    exp_id = read_sentinel(sm.input.experiment, wc["experiment"], uri)
+    connected = connect_in_background(uri, exp_id)  # MLflow's imports overlap the fits
+    cell = Cell(sm.input.features, sm.input.graph, sm.input.splits)
+    if grid:
+        fitted = [(variant, m, run_cell(cell, splits, m, seed=sm.params.seed)) for variant, m in grid]
+    else:
+        results, method = fit_evaluation(cell, method, log)
+    t_fitted = time.perf_counter()
     connected.result()
-    parent_id, run_ids = log_cell(uri, exp_id, parent, children)
-    t_logged = time.perf_counter()
-    timings = {"load_seconds": cell.load_seconds,
-               "fit_seconds": sum(r["metrics"]["fit_seconds"] for r in results),
-               "log_seconds": t_logged - t_fitted, "job_seconds": t_logged - t_start,
-               "n_splits": len(results)}
-    if variant:
-        wc["variant"] = variant
-    write_block(sm.output[0], wc, method, results, run_ids, parent_id, uri, sm.params.code, timings)
-    log.info("mlflow parent run %s, %d split runs; timings %s", parent_id, len(run_ids), timings)
+    common = {"tracking_uri": uri, "code_hash": sm.params.code}
+    if grid:
+        ids = [log_grid_point(uri, exp_id, v, m, rs, cell.load_seconds) for v, m, rs in fitted]
+        t_logged = time.perf_counter()
+        timings = {"load_seconds": cell.load_seconds, "n_grid_points": len(fitted),
+                   "fit_seconds": sum(r["metrics"]["fit_seconds"] for _, _, rs in fitted for r in rs),
+                   "log_seconds": t_logged - t_fitted, "job_seconds": t_logged - t_start,
+                   "n_splits": len(splits)}
+        blocks = [block_payload({**wc, "variant": v}, m, rs, [None] * len(rs), pid, uri,
+                                sm.params.code, {"fit_seconds": sum(r["metrics"]["fit_seconds"] for r in rs)})
+                  for (v, m, rs), pid in zip(fitted, ids)]
+        write_grid(sm.output[0], blocks, timings)
+        log.info("%d grid points x %d splits; timings %s", len(fitted), len(splits), timings)
+    else:
+        for r in results:
+            r["metrics"]["load_seconds"] = cell.load_seconds
+            log.info("split %d: %s", r["split"], r["metrics"])
+        parent_id, run_ids = log_evaluation(uri, exp_id, method, results, cell.load_seconds)
+        t_logged = time.perf_counter()
+        timings = {"load_seconds": cell.load_seconds,
+                   "fit_seconds": sum(r["metrics"]["fit_seconds"] for r in results),
+                   "log_seconds": t_logged - t_fitted, "job_seconds": t_logged - t_start,
+                   "n_splits": len(results)}
+        write_block(sm.output[0], wc, method, results, run_ids, parent_id, uri, sm.params.code, timings)
+        log.info("mlflow parent run %s, %d split runs; timings %s", parent_id, len(run_ids), timings)
