@@ -1,11 +1,10 @@
 """Table 3 of Melacci & Belkin (2011): LapSVM training time, dual vs primal Newton vs primal PCG with
 early stopping, with the Gram matrix K and the Laplacian power M = L^p precomputed (as in the paper).
 
-For each dataset: the graph and splits of benchmarks/lapsvm_table4.py (same k, sigma, p, protocol
-melacci_cv); gamma_A, gamma_I and the PCG stopping criterion from that script's results
-(results/benchmarks/lapsvm_table4/<dataset>.json: the Newton parameters and the early-stopping
-criterion with the lowest mean validation error); when absent, the Newton parameters written into
-config/experiments/lapsvm_primal.yaml (the same selection) and ``--stopping``. Times are
+For each dataset: the graph (k, heat width sigma, Laplacian power p) and the melacci_cv splits of
+the Table 4 protocol, built in-process; gamma_A, gamma_I and the PCG stopping criterion fixed per
+dataset (TIMED_AT below: the Newton pair and the early stop selected on the validation points in
+the round that produced Table 3, docs/reproduction.md), so timings compare at one setting. Times are
 wall-clock seconds of the training only (one-vs-all over every class), mean (std) over the
 first ``--splits`` splits; the ratios are dual / PCG and Newton / PCG. The process CPU time of the
 same calls is printed below each row ("cpu"): on a shared machine it is the less noisy figure
@@ -18,9 +17,7 @@ MNIST3VS8, which the mirror cannot rebuild): pixels / 255, polynomial kernel (<x
 kNN graph k=10 heat weights, normalized Laplacian, p=1, 80 labeled / 80 validation / 1,984 test as
 Table 2's MNIST3VS8 row (one split: the T points are a random 1,984 of the 14,000).
 
-    OMP_NUM_THREADS=1 .venv/bin/python benchmarks/lapsvm_training_time.py --splits 3 \
-        --stopping g50c=validation coil20b=validation pcmac=stability uspstb=mixed \
-        coil20=mixed uspst=stability
+    OMP_NUM_THREADS=1 .venv/bin/python benchmarks/lapsvm_training_time.py --splits 3
 """
 
 from __future__ import annotations
@@ -28,26 +25,51 @@ from __future__ import annotations
 import argparse
 import contextlib
 import json
-import sys
 import time
 from pathlib import Path
 
 import numpy as np
-import yaml
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
+from gssl.datasets import load, select
+from gssl.graphs import build_graph, matrix_power
+from gssl.kernels import kernel_matrix
+from gssl.optim import manifold_primal
+from gssl.optim.manifold_primal import LaplacianPower, lapsvm_newton_ova, manifold_pcg
+from gssl.optim.pcg import default_check_every, make_criterion
+from gssl.solvers.base import ova_targets
+from gssl.solvers.lapsvm import lapsvm_dual
+from gssl.splits import LABELED, TEST, UNLABELED, VALIDATION, make_splits, validate_protocol
 
-from lapsvm_table4 import DATASETS, prepare  # noqa: E402
+DIGITS_B = [[0, 1, 2, 3, 4], [5, 6, 7, 8, 9]]
+COIL_B = [list(range(10)), list(range(10, 20))]
+# the Table 4 settings (config/experiments/lapsvm_primal.yaml): source, classes, k, sigma, p, L/V
+DATASETS = {
+    "g50c": {"source": "g50c_sindhwani", "k": 50, "sigma": 17.5, "p": 5, "counts": (50, 50)},
+    "coil20b": {"source": "coil20", "groups": COIL_B, "k": 2, "sigma": 2.0, "p": 1, "counts": (40, 40)},
+    "pcmac": {"source": "pcmac", "k": 50, "sigma": 2.7, "p": 5, "counts": (50, 50)},
+    "uspstb": {"source": "uspst", "groups": DIGITS_B, "k": 10, "sigma": 9.4, "p": 2, "counts": (50, 50)},
+    "coil20": {"source": "coil20", "k": 2, "sigma": 2.0, "p": 1, "counts": (40, 40)},
+    "uspst": {"source": "uspst", "k": 10, "sigma": 9.4, "p": 2, "counts": (50, 50)},
+}
+# (gamma_A, gamma_I, PCG early stop) each dataset is timed at
+TIMED_AT = {"g50c": (0.1, 100.0, "validation"), "coil20b": (0.01, 10.0, "validation"),
+            "pcmac": (1e-6, 1e-4, "stability"), "uspstb": (1e-6, 0.01, "mixed"),
+            "coil20": (1e-4, 1.0, "mixed"), "uspst": (1e-6, 10.0, "stability")}
 
-from gssl.datasets import load, select  # noqa: E402
-from gssl.graphs import build_graph, matrix_power  # noqa: E402
-from gssl.kernels import kernel_matrix  # noqa: E402
-from gssl.optim import manifold_primal  # noqa: E402
-from gssl.optim.manifold_primal import LaplacianPower, lapsvm_newton_ova, manifold_pcg  # noqa: E402
-from gssl.optim.pcg import default_check_every, make_criterion  # noqa: E402
-from gssl.solvers.base import ova_targets  # noqa: E402
-from gssl.solvers.lapsvm import lapsvm_dual  # noqa: E402
-from gssl.splits import LABELED, TEST, UNLABELED, VALIDATION  # noqa: E402
+
+def prepare(name, cfg, raw_dir):
+    """Graph (with the features as graph.X), labels and melacci_cv roles of one dataset."""
+    ds = load(cfg["source"], raw_dir=raw_dir)
+    if cfg.get("groups"):
+        ds = select(ds, groups=cfg["groups"])
+    X = ds.X.toarray() if hasattr(ds.X, "toarray") else np.asarray(ds.X, dtype=np.float64)
+    graph = build_graph(X, {"kind": "knn", "k": cfg["k"], "weights": "heat", "sigma": cfg["sigma"],
+                            "symmetrize": "max", "laplacian": "normalized", "power": cfg["p"]})
+    graph.X = X
+    lab, val = cfg["counts"]
+    spec = validate_protocol({"kind": "melacci_cv", "folds": 4, "randomizations": 3,
+                              "labeled": lab, "unlabeled": None, "validation": val})
+    return graph, ds.y, make_splits(ds.y, spec, name, "melacci")
 
 # Table 3 of the paper: mean (std) seconds, MATLAB 7.6 on a 2.33 GHz machine (2010)
 PAPER = {"g50c": (0.155, 0.134, 0.043), "coil20b": (0.311, 0.367, 0.097),
@@ -55,27 +77,11 @@ PAPER = {"g50c": (0.155, 0.134, 0.043), "coil20b": (0.311, 0.367, 0.097),
          "coil20": (6.321, 7.26, 3.487), "uspst": (12.25, 17.74, 2.032),
          "fashion14k": (2064.18, 2824.174, 114.441)}   # the paper's row is MNIST3VS8
 DEFAULT = {"gamma_A": 1e-2, "gamma_I": 1.0, "stopping": "stability"}
-CONFIG = Path(__file__).resolve().parents[1] / "config" / "experiments" / "lapsvm_primal.yaml"
 
 
-def chosen(name, results_dir, stopping=None):
-    """(gamma_A, gamma_I) and PCG criterion of Table 4: from lapsvm_table4.py's JSON result (the
-    Newton parameters, the early stop with the lowest mean validation error) when present, else
-    the Newton parameters of config/experiments/lapsvm_primal.yaml (the same selection, written
-    into the config) with ``stopping`` (default "stability")."""
-    path = Path(results_dir, f"{name}.json")
-    if not path.exists():
-        params = yaml.safe_load(CONFIG.read_text())["methods"][f"lsp_{name}_newton"]["params"]
-        return {"gamma_A": params["gamma_A"], "gamma_I": params["gamma_I"],
-                "stopping": stopping or "stability",
-                "source": f"{CONFIG.name} (lsp_{name}_newton), stopping "
-                          f"{'--stopping' if stopping else 'default'}"}
-    rows = json.loads(path.read_text())["rows"]
-    p = rows["LapSVM Newton"]["params"]
-    pcg = {k: v for k, v in rows.items() if k.startswith("LapSVM PCG")}
-    best = min(pcg, key=lambda k: (pcg[k]["err_V"][0], pcg[k]["seconds"][0]))
-    return {"gamma_A": p["gamma_A"], "gamma_I": p["gamma_I"],
-            "stopping": stopping or pcg[best]["params"]["stopping"], "source": str(path)}
+def chosen(name, stopping=None):
+    gA, gI, stop = TIMED_AT[name]
+    return {"gamma_A": gA, "gamma_I": gI, "stopping": stopping or stop, "source": "TIMED_AT"}
 
 
 def fashion14k(raw_dir, seed=0):
@@ -196,11 +202,8 @@ def main():
                     help="do not time Newton on these datasets (e.g. fashion14k: 5+ dense "
                          "(n+1)-systems of 14,001 unknowns)")
     ap.add_argument("--stopping", nargs="*", default=[], metavar="DATASET=CRITERION",
-                    help="PCG early stop per dataset when lapsvm_table4.py's result is absent "
-                         "(Table 3: g50c=validation coil20b=validation pcmac=stability "
-                         "uspstb=mixed coil20=mixed uspst=stability; default stability)")
+                    help="override the PCG early stop of TIMED_AT for some datasets")
     ap.add_argument("--raw-dir", default="resources/raw")
-    ap.add_argument("--results", default="results/benchmarks/lapsvm_table4")
     ap.add_argument("--out", default="results/benchmarks/lapsvm_training_time.json")
     ap.add_argument("--markdown", action="store_true", help="only print the table from --out")
     args = ap.parse_args()
@@ -225,7 +228,7 @@ def main():
             cfg = DATASETS[name]
             graph, y, roles = prepare(name, cfg, args.raw_dir)
             kernel, p = {"kind": "rbf", "sigma": cfg["sigma"]}, cfg["p"]
-            g = chosen(name, args.results, stopping.get(name))
+            g = chosen(name, stopping.get(name))
         K = kernel_matrix(graph.X, None, kernel)
         Mp = matrix_power(graph.laplacian("normalized", 1), p)
         runs = [time_split(K, Mp, y, roles[s], g, g["stopping"],

@@ -110,3 +110,30 @@ def test_html_and_markdown_share_the_pivot(table):
                 assert f" {text} |" in md
                 assert text.replace("±", "&#177;") in page
     assert "| rls | 39.19 ± 3.82 (n=2) | – |" in md
+
+
+def test_the_papers_one_split_statistic_is_shown_and_compared_with_the_reference():
+    from gssl.report import aggregate, with_paper_statistic, with_reference
+
+    keys = {"dataset": "opt", "prep": "raw", "graph": "knn10", "method": "mtv_t"}
+    runs = pd.DataFrame([  # purity of the draw of lowest energy: split 2 (80.0); ties -> first
+        {**keys, "protocol": "lpc1", "split": 0, "purity": 90.0, "solver_discrete_energy": 0.5},
+        {**keys, "protocol": "lpc1", "split": 1, "purity": 96.0, "solver_discrete_energy": 0.4},
+        {**keys, "protocol": "lpc1", "split": 2, "purity": 80.0, "solver_discrete_energy": 0.3},
+        {**keys, "protocol": "frac1", "split": 0, "purity": 97.0, "solver_discrete_energy": 0.2},
+        {**keys, "protocol": "frac1", "split": 1, "purity": 99.0, "solver_discrete_energy": 0.2},
+    ])
+    entry = {"methods": ["mtv_t"], "protocols": ["lpc1", "frac1"],
+             "paper_statistic": {"lowest": "solver_discrete_energy", "label": "lowest-energy draw"},
+             "reference": {"citation": "Paper", "values": {"mtv_t": {"lpc1": 89.0}}}}
+    table = with_reference(with_paper_statistic(aggregate(runs), runs, entry), entry)
+    stat = table.set_index("protocol")["paper_statistic"]
+    assert stat["lpc1"] == 80.0 and stat["frac1"] == 97.0
+    assert table.set_index("protocol").at["lpc1", "reference_diff"] == pytest.approx(80.0 - 89.0)
+    md = markdown(table, "e", entry)
+    assert "lowest-energy draw 80.00; mean 88.67 ± " in md and "paper 89.00 (Δ -9.00)" in md
+    assert "the split with the lowest solver discrete energy" in md
+    with pytest.raises(ValueError, match="paper_statistic.lowest 'energy' is not a metric"):
+        with_paper_statistic(aggregate(runs), runs, {"paper_statistic": {"lowest": "energy"}})
+    plain = with_paper_statistic(aggregate(runs), runs, {})  # no statistic: the mean is compared
+    assert plain["paper_statistic"].isna().all()

@@ -66,6 +66,12 @@ def test_per_class_counts_exact_and_rest_unused():
     spec["unlabeled"] = None  # rest of each class
     roles = make_splits(Y, spec, "t", "pc")[0]
     np.testing.assert_array_equal(per_class(roles, UNLABELED), [17, 37, 77])
+    spec.update(unlabeled=7, test=None)  # or the rest is test (Tran et al.'s YaleB protocol)
+    roles = make_splits(Y, spec, "t", "pc")[0]
+    np.testing.assert_array_equal(per_class(roles, TEST), [30, 50, 90])
+    assert not (roles == UNUSED).any()
+    with pytest.raises(ConfigError, match="cannot both be null"):
+        validate_protocol({**spec, "unlabeled": None})
 
 
 def test_per_class_counts_pool_draws_from_the_first_points_of_each_class():
@@ -155,6 +161,21 @@ def test_melacci_class_too_small_for_folds():
     y = np.r_[np.zeros(50, int), 1]
     with pytest.raises(SplitError, match="class 1 has 1 points in the training folds"):
         make_splits(y, dict(MELACCI, labeled=2, validation=2), "t", "m")
+
+
+def test_test_from_fixes_the_test_part_and_draws_before_it():
+    spec = {"kind": "per_class_counts", "labeled": 4, "unlabeled": 0, "test": 0, "repeats": 3,
+            "test_from": 150}
+    roles = make_splits(Y, spec, "t", "tf")
+    assert (roles[:, 150:] == TEST).all() and not (roles[:, :150] == TEST).any()
+    for r in roles:  # 4 labeled per class, all among the first 150 points; the rest unused
+        np.testing.assert_array_equal(np.bincount(Y[:150][r[:150] == LABELED], minlength=3), [4, 4, 4])
+        assert (r[:150] != LABELED).sum() == (r[:150] == UNUSED).sum()
+    assert len({r.tobytes() for r in roles}) == 3
+    with pytest.raises(ConfigError, match="leaves no test point"):
+        make_splits(Y, {**spec, "test_from": 200}, "t", "tf")
+    with pytest.raises(ConfigError, match="either test_from or holdout"):
+        validate_protocol({**spec, "holdout": {"fraction": 0.2, "part": "inside"}})
 
 
 @pytest.mark.parametrize("spec", [

@@ -66,12 +66,16 @@ def validate_protocol(spec: dict) -> dict:
     kind = spec["kind"]
     if kind not in _KEYS:
         raise ConfigError(f"unknown split protocol kind {kind!r}; known kinds: {sorted(_KEYS)}")
-    unknown = sorted(set(spec) - set(_KEYS[kind]) - {"kind", "holdout"})
+    unknown = sorted(set(spec) - set(_KEYS[kind]) - {"kind", "holdout", "test_from"})
     if unknown:
         raise ConfigError(f"split protocol {kind!r}: unknown keys {unknown}; allowed: "
                           f"{sorted(_KEYS[kind])}")
     out = {"kind": kind, **_KEYS[kind], "holdout": None, **spec}
     _validate_holdout(out)
+    if "test_from" in out:  # only when given: the defaults (and so the cached splits' ids) stay
+        _int(out, "test_from", 1)
+        if out["holdout"] is not None:
+            raise ConfigError(f"split protocol {kind!r}: give either test_from or holdout, not both")
     if kind == "labels_per_class":
         _int(out, "n", 1), _int(out, "repeats", 1)
     elif kind == "melacci_cv":
@@ -81,7 +85,10 @@ def validate_protocol(spec: dict) -> dict:
             raise ConfigError(f"split protocol 'melacci_cv': 'labeled_draw' must be one of "
                               f"{list(_LABELED_DRAWS)}, got {out['labeled_draw']!r}")
     elif kind == "per_class_counts":
-        _int(out, "labeled", 1), _int(out, "unlabeled", 0, True), _int(out, "test", 0)
+        _int(out, "labeled", 1), _int(out, "unlabeled", 0, True), _int(out, "test", 0, True)
+        if out["unlabeled"] is None and out["test"] is None:
+            raise ConfigError("split protocol 'per_class_counts': unlabeled and test cannot both be "
+                              "null (the rest of each class goes to one of them)")
         _int(out, "repeats", 1), _int(out, "pool", 1, True)
     elif kind == "unsupervised":
         _int(out, "repeats", 1)
@@ -235,11 +242,12 @@ def _per_class_counts(y, spec, dataset, pid):
     def counts(classes, sizes):
         lab, test = spec["labeled"], spec["test"]
         unl = spec["unlabeled"]
-        need = lab + test + (1 if unl is None else unl)
+        need = lab + (1 if test is None else test) + (1 if unl is None else unl)
         _need(classes, sizes, need, f"per_class_counts (labeled={lab}, unlabeled={unl}, "
                                     f"test={test})")
-        unl_col = sizes - lab - test if unl is None else np.full(sizes.size, unl)
-        return np.column_stack([np.full(sizes.size, lab), np.full(sizes.size, test), unl_col])
+        unl_col = sizes - lab - (test or 0) if unl is None else np.full(sizes.size, unl)
+        test_col = sizes - lab - unl_col if test is None else np.full(sizes.size, test)  # null: the rest
+        return np.column_stack([np.full(sizes.size, lab), test_col, unl_col])
     if spec["pool"] is None:
         return _per_class_splits(y, counts, (LABELED, TEST, UNLABELED), spec["repeats"], dataset,
                                  pid)
@@ -335,12 +343,20 @@ _PROTOCOLS = {"labels_per_class": _labels_per_class, "melacci_cv": _melacci_cv,
 def make_splits(y, spec: dict, dataset: str, protocol_id: str) -> np.ndarray:
     """Roles (int8, shape (n_splits, n)) of every point in every split of the protocol."""
     spec = validate_protocol(spec)
+    y = np.asarray(y)
+    if spec.get("test_from") is not None:  # a fixed test part (e.g. USPS's 2,007 test images)
+        t = spec["test_from"]
+        if t >= y.size:
+            raise ConfigError(f"split protocol {spec['kind']!r}: test_from = {t} leaves no test "
+                              f"point (the dataset has {y.size} points)")
+        roles = np.full((n_splits(spec), y.size), TEST, dtype=np.int8)
+        roles[:, :t] = _PROTOCOLS[spec["kind"]](y[:t], spec, dataset, protocol_id)
+        return roles
     h = spec["holdout"]
     if h is None:
         return _PROTOCOLS[spec["kind"]](y, spec, dataset, protocol_id)
     mask = holdout_mask(y, h["fraction"], dataset)
     part = mask if h["part"] == "inside" else ~mask
-    y = np.asarray(y)
     roles = np.full((n_splits(spec), y.size), UNUSED, dtype=np.int8)
     roles[:, part] = _PROTOCOLS[spec["kind"]](y[part], spec, dataset, protocol_id)
     return roles

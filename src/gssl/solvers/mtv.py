@@ -170,6 +170,7 @@ class MTVClustering(ClusterMixin, BaseEstimator):
         self.transduction_ = labels
         self.energy_ = res.energy
         self.discrete_energy_ = e_disc
+        self.fit_metrics_ = {"discrete_energy": e_disc}  # logged as solver_discrete_energy
         self.best_trial_ = name
         self.n_iter_ = res.n_iter
         self.history_ = res.history
