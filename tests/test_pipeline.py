@@ -124,3 +124,32 @@ def test_multiclass_batched_splits_equal_one_process_per_split(three_class_cell,
         assert result["predictions"] == alone["predictions"]
         assert ({k: v for k, v in result["metrics"].items() if k not in ("fit_seconds", "load_seconds")}
                 == {k: v for k, v in alone["metrics"].items() if k not in ("fit_seconds", "load_seconds")})
+
+
+def test_a_graph_only_dataset_runs_through_every_stage(tmp_path):
+    """Like the 20NEWS graph: no features, a precomputed W; the features file keeps the labels and
+    an n x 0 X that reads back as None, and a graph method fits on W alone."""
+    import scipy.sparse as sp
+    from sklearn.datasets import make_blobs
+    from sklearn.neighbors import kneighbors_graph
+
+    from gssl.datasets.dataset import Dataset
+    from gssl.datasets.store import save_dataset
+    from gssl.features import load_features
+    from gssl.pipeline import build_features, build_graph, build_splits
+
+    X, y = make_blobs(120, centers=3, n_features=4, random_state=0)
+    A = kneighbors_graph(X, 8, include_self=False)
+    W = sp.csr_matrix(A.maximum(A.T))
+    save_dataset(tmp_path / "data.h5", Dataset(name="g", X=None, y=y.astype(np.int64),
+                                               classes=np.array(["a", "b", "c"]), W=W), params={})
+    build_features(tmp_path / "data.h5", [], tmp_path / "features.h5")
+    assert load_features(tmp_path / "features.h5")[0] is None
+    build_graph(tmp_path / "features.h5", {"kind": "precomputed", "laplacian": "unnormalized"},
+                tmp_path / "graph.h5", data_path=tmp_path / "data.h5")
+    build_splits(tmp_path / "data.h5", "g", "lpc1", {"kind": "labels_per_class", "n": 1, "repeats": 2},
+                 tmp_path / "lpc1.h5")
+    cell = Cell(tmp_path / "features.h5", tmp_path / "graph.h5", tmp_path / "lpc1.h5")
+    assert cell.X is None and cell.graph.n_nodes == 120
+    res = fit_split(cell, 1, {"solver": "mtv", "params": {"max_iter": 300}})
+    assert res["metrics"]["purity"] > 90 and "solver_discrete_energy" in res["metrics"]
