@@ -1,4 +1,7 @@
-"""MTV clustering: purity and time under the paper's protocols, measured in one run.
+"""MTV clustering: time and peak memory under the paper's protocols (purity printed as a check).
+
+The tables themselves come from the workflow (config/experiments/mtv.yaml, docs/reproduction.md);
+this script times the same fits in one process, with a chosen thread count, on an idle machine.
 
 Transductive table (Bresson et al. 2013, second table): for each data set and label rate
 (1 label per class, 1 / 2.5 / 5 / 10 % of labels per class), ``--repeats`` random label draws

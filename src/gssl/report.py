@@ -225,8 +225,11 @@ def reference_blocks(entry: dict) -> list[dict]:
 
 
 def _legend_notes(entry: dict) -> list[str]:
-    notes = [f"Paper's values: {r['citation']}" + (f" ({r['dataset']})" if r.get("dataset") else "")
-             for r in reference_blocks(entry) if r.get("citation")]
+    cited: dict[str, list] = {}  # one note per citation, naming the datasets it covers
+    for r in reference_blocks(entry):
+        if r.get("citation"):
+            cited.setdefault(r["citation"], []).extend([r["dataset"]] if r.get("dataset") else [])
+    notes = [f"Paper's values: {c}" + (f" ({', '.join(ds)})" if ds else "") for c, ds in cited.items()]
     if entry.get("paper_statistic"):
         spec = entry["paper_statistic"]
         label = spec.get("label", "paper's statistic")
