@@ -19,6 +19,7 @@ rule mlflow_experiment:
         tracking_uri=TRACKING_URI,
         description=lambda wc: config["experiments"][wc.experiment].get("description", ""),
         headline=lambda wc: expected_headline(config, wc.experiment),
+        code=code_hash("gssl.tracking"),  # new saved views reach existing stores (solve inputs are ancient)
     script:
         "../scripts/mlflow_init.py"
 

@@ -25,6 +25,8 @@ with job_context(sm.log[0]) as log:
         wins = Counter(per_split.values())
         table["chosen_in_splits"] = [wins.get(v, 0) for v in table["variant"]]
         summary = {"per_split": {s: c["values"] for s, c in choice["per_split"].items()}}
+        at = {(b["variant"], r["split"]): r["metrics"][metric] for b in blocks for r in b["splits"]}
+        score = sum(at[(v, s)] for s, v in per_split.items()) / len(per_split)  # of each split's choice
         top, count = wins.most_common(1)[0]
         top_values = next(c["values"] for c in choice["per_split"].values() if c["variant"] == top)
         chosen_text = (f"per split, most often {', '.join(f'{k} = {v}' for k, v in top_values.items())} "
@@ -32,6 +34,7 @@ with job_context(sm.log[0]) as log:
     else:
         choice = choice_record(wc["method"], entry, best)
         summary = choice["values"]
+        score = best[f"{metric}_mean"]
         chosen_text = ", ".join(f"{k} = {v}" for k, v in choice["values"].items())
     keys = list(entry["grid"])
     with atomic_path(sm.output.csv) as tmp:
@@ -48,7 +51,7 @@ with job_context(sm.log[0]) as log:
                      tags, {"chosen": json.dumps(summary, sort_keys=True)[:6000], "grid": entry["grid"],
                             "selection": {"metric": metric, **sel}},
                      {f"best_{metric}_mean": best[f"{metric}_mean"],
-                      "selection_score_mean": best[f"{metric}_mean"],  # what the saved view shows
+                      "selection_score_mean": score,  # what the saved view shows
                       "n_grid_points": len(table),
                       "n_splits": best["n_splits"]},
                      files=[sm.output.csv, sm.output.plot])
