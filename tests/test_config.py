@@ -89,3 +89,12 @@ def test_expected_headline_is_known_before_anything_runs():
     assert expected_headline(cfg, "clu") == ("purity", False)
     assert expected_headline(cfg, "cv") == ("error_test", True)
     assert expected_headline(cfg, "lab") == ("error_unlabeled", True)
+    # a fixed test part, or the rest of each class as test points: the test error leads
+    cfg["protocols"].update(tf={"kind": "per_class_counts", "labeled": 10, "unlabeled": 0, "test": 0,
+                                "test_from": 7291},
+                            rest={"kind": "per_class_counts", "labeled": 2, "unlabeled": 18, "test": None},
+                            none={"kind": "per_class_counts", "labeled": 2, "unlabeled": 18})
+    cfg["experiments"].update(tf={"methods": ["r"], "protocols": ["tf", "rest"]},
+                              none={"methods": ["r"], "protocols": ["none"]})
+    assert expected_headline(cfg, "tf") == ("error_test", True)
+    assert expected_headline(cfg, "none") == ("error_unlabeled", True)

@@ -137,3 +137,8 @@ def test_the_papers_one_split_statistic_is_shown_and_compared_with_the_reference
         with_paper_statistic(aggregate(runs), runs, {"paper_statistic": {"lowest": "energy"}})
     plain = with_paper_statistic(aggregate(runs), runs, {})  # no statistic: the mean is compared
     assert plain["paper_statistic"].isna().all()
+    other = runs.assign(method="spectral").drop(columns="solver_discrete_energy")  # no energy: NaN
+    both = pd.concat([runs, other], ignore_index=True)
+    mixed = with_paper_statistic(aggregate(both), both, entry).set_index(["method", "protocol"])
+    assert mixed.at[("mtv_t", "lpc1"), "paper_statistic"] == 80.0
+    assert mixed.loc["spectral", "paper_statistic"].isna().all()

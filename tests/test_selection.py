@@ -53,6 +53,20 @@ def _blocks(scores: dict, hinge: dict | None = None) -> list[dict]:
                         for s, e in enumerate(errors)]} for v, errors in scores.items()]
 
 
+def test_a_missing_tie_break_never_wins_and_ragged_splits_are_named():
+    ids = [v for v, _ in grid_variants(LAPRLS)]
+    blocks = _blocks({ids[0]: [1, 1], ids[1]: [1, 1], ids[2]: [2, 2], ids[3]: [2, 2]})
+    for b in blocks[:1]:  # the first point has no tie-break value (a solver without class scores)
+        for r in b["splits"]:
+            del r["metrics"]["sq_hinge_validation"]
+    assert choose_per_split(blocks, LAPRLS, "error_validation", "sq_hinge_validation") == {0: ids[1], 1: ids[1]}
+    table = grid_table(blocks, LAPRLS, "error_validation", "sq_hinge_validation")
+    assert choose(table, "error_validation", "sq_hinge_validation")["variant"] == ids[1]
+    blocks[2]["splits"].pop()
+    with pytest.raises(ConfigError, match=f"grid point {ids[2]} ran on splits \\[0\\]"):
+        choose_per_split(blocks, LAPRLS, "error_validation")
+
+
 def test_per_split_choice_takes_each_splits_own_best():
     ids = [v for v, _ in grid_variants(LAPRLS)]
     blocks = _blocks({ids[0]: [5, 1, 2], ids[1]: [3, 1, 2], ids[2]: [3, 0, 4], ids[3]: [9, 9, 2]},
@@ -106,7 +120,8 @@ def _per_split_config(**selection):
     cfg = _config()
     cfg["protocols"]["cv"] = {"kind": "melacci_cv", "folds": 2, "randomizations": 1, "labeled": 10,
                               "validation": 10}
-    cfg["methods"]["pcg"] = {"solver": "lapsvm_pcg", "params": {"stopping": "mixed"}, "selected_as": "laprls"}
+    cfg["methods"]["pcg"] = {"solver": "lapsvm_pcg", "selected_as": "laprls",
+                             "params": {"kernel": {"kind": "rbf"}, "stopping": "mixed"}}
     cfg["experiments"]["e"].update(protocols=["cv"], methods=["laprls", "pcg"],
                                    selection={"protocol": "cv", "per_split": True,
                                               "metric": "error_validation", **selection})
@@ -128,6 +143,9 @@ def test_a_per_split_selection_on_validation_points_is_accepted():
     (lambda c: c["protocols"]["cv"].pop("validation"), "needs validation points"),
     (lambda c: c["methods"]["pcg"].update(selected_as="nope"), "selected_as 'nope', which must be"),
     (lambda c: c["methods"]["pcg"].update(grid={"gamma_A": [1.0]}), "both a grid and selected_as"),
+    (lambda c: c["methods"]["pcg"]["params"].pop("kernel"), "grid point g[0-9a-f]+ .* does not fit it"),
+    (lambda c: c["methods"]["pcg"]["params"].update(gamma_I=5.0), "sets gamma_I itself"),
+    (lambda c: c["experiments"]["e"].update(paper_statistic={"lowest": "error_test"}), "reads labels"),
 ])
 def test_a_per_split_selection_that_could_read_scored_labels_is_refused(edit, message):
     cfg = _per_split_config()

@@ -274,7 +274,7 @@ PER_SPLIT = json.loads(json.dumps(SELECTION))
 PER_SPLIT["protocols"] = {"cv": {"kind": "melacci_cv", "folds": 2, "randomizations": 1, "labeled": 10,
                                  "validation": 16}}
 PER_SPLIT["methods"]["pcg"] = {"solver": "lapsvm_pcg", "selected_as": "laprls",
-                               "params": {"kernel": {"kind": "rbf", "sigma": 3.0}, "stopping": "mixed"}}
+                               "params": {"kernel": {"kind": "rbf"}, "stopping": "mixed"}}
 PER_SPLIT["experiments"]["e2e"].update(
     methods=["rls", "laprls", "pcg"], protocols=["cv"],
     selection={"protocol": "cv", "per_split": True, "metric": "error_validation",

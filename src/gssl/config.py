@@ -149,6 +149,8 @@ def _selection_problems(config: dict, exp: str, entry: dict) -> list[str]:
         elif src not in entry["methods"] or not methods.get(src, {}).get("grid"):
             problems.append(f"experiment '{exp}': method '{m}' is selected_as '{src}', which must be "
                             f"a method of the experiment with a grid")
+        else:
+            problems += _selected_as_problems(m, methods[m], src, methods[src])
     gridded = [m for m in entry["methods"] if methods.get(m, {}).get("grid")]
     sel = entry.get("selection")
     if sel is None:
@@ -184,6 +186,38 @@ def _selection_problems(config: dict, exp: str, entry: dict) -> list[str]:
     return problems
 
 
+def _selected_as_problems(mid: str, entry: dict, src: str, source: dict) -> list[str]:
+    """Every value the source's grid can choose must fit the method's own params, which must not
+    set those keys themselves (the choice would silently replace them)."""
+    from .solvers.registry import make_solver
+
+    own = [k for k in source["grid"] if _has_dotted(entry.get("params") or {}, k)]
+    if own:
+        return [f"method '{mid}' is selected_as '{src}' but sets {', '.join(own)} itself; remove "
+                f"them from its params (the selection chooses them)"]
+    for variant, params in grid_variants(source):
+        mine = json.loads(json.dumps(entry.get("params") or {}))
+        try:
+            for key in source["grid"]:
+                set_dotted(mine, key, get_dotted(params, key))
+            make_solver(entry["solver"], mine)
+        except (ConfigError, TypeError, ValueError) as exc:
+            return [f"method '{mid}' is selected_as '{src}', but grid point {variant} "
+                    f"({grid_values(source, variant)}) does not fit it: {exc}"]
+    return []
+
+
+def _has_dotted(d: dict, key: str) -> bool:
+    for part in key.split("."):
+        if not isinstance(d, dict) or part not in d:
+            return False
+        d = d[part]
+    return True
+
+
+SCORED = ("error_", "macro_error_", "purity", "clustering_accuracy")  # metrics that read labels
+
+
 def _per_split_problems(config: dict, exp: str, entry: dict, sel: dict) -> list[str]:
     """Per-split selection is honest when each split chooses on its own validation points, which
     no reported score of that split counts."""
@@ -195,7 +229,7 @@ def _per_split_problems(config: dict, exp: str, entry: dict, sel: dict) -> list[
     spec = config["protocols"][proto]
     if not spec.get("validation"):
         problems.append(f"experiment '{exp}': per-split selection needs validation points, but "
-                        f"protocol '{proto}' has none (give it validation: n)")
+                        f"protocol '{proto}' has none (a melacci_cv protocol with validation: n)")
     if not sel.get("scored_points"):
         for key in ("metric", "tie_break"):
             name = sel.get(key, "error_unlabeled" if key == "metric" else None)
@@ -223,6 +257,11 @@ def _reference_problems(exp: str, entry: dict) -> list[str]:
                          f"({', '.join(entry['protocols'])})" for p in row if p not in entry["protocols"]]
     problems += [f"experiment '{exp}': tuned_on_scored_points names '{m}', which is not one of its "
                  f"methods" for m in entry.get("tuned_on_scored_points") or [] if m not in entry["methods"]]
+    lowest = (entry.get("paper_statistic") or {}).get("lowest", "")
+    if lowest.startswith(SCORED):
+        problems.append(f"experiment '{exp}': paper_statistic.lowest '{lowest}' reads labels: picking "
+                        f"the split with the lowest score would report a cherry-picked draw; name a "
+                        f"label-free quantity such as solver_discrete_energy")
     return problems
 
 
@@ -320,7 +359,8 @@ def expected_headline(config: dict, experiment: str) -> tuple[str, bool]:
     if all(cls is not None and is_clusterer(cls()) for cls in solvers):
         return "purity", False
     protocols = [config["protocols"][p] for p in e["protocols"]]
-    if all(p["kind"] == "melacci_cv" or (p["kind"] == "per_class_counts" and p.get("test"))
+    if all(p["kind"] == "melacci_cv" or p.get("test_from") is not None
+           or (p["kind"] == "per_class_counts" and ("test" in p and p["test"] is None or p.get("test")))
            for p in protocols):
         return "error_test", True
     return "error_unlabeled", True

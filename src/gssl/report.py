@@ -75,8 +75,8 @@ def with_paper_statistic(table: pd.DataFrame, runs: pd.DataFrame, entry: dict,
     if by not in runs:
         raise ValueError(f"paper_statistic.lowest {by!r} is not a metric of the runs (they have: "
                          f"{', '.join(c for c in runs.columns if c not in KEYS)})")
-    ordered = runs.sort_values(KEYS + ["split"], kind="stable")
-    picked = ordered.loc[ordered.groupby(KEYS, sort=False)[by].idxmin(), KEYS + [metric]]
+    ordered = runs.dropna(subset=[by]).sort_values(KEYS + ["split"], kind="stable")
+    picked = ordered.loc[ordered.groupby(KEYS, sort=False)[by].idxmin(), KEYS + [metric]]  # NaN by: none
     out = out.merge(picked.rename(columns={metric: "paper_statistic"}), on=KEYS, how="left")
     return out
 

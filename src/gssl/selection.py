@@ -21,16 +21,18 @@ from .errors import ConfigError
 from .report import HIGHER_IS_BETTER
 
 
-def _split_scores(blocks: list[dict], metric: str) -> dict[str, dict[int, float]]:
-    """{variant: {split: metric}} over the grid jobs' blocks."""
+def _split_scores(blocks: list[dict], metric: str, required: bool = True) -> dict[str, dict[int, float]]:
+    """{variant: {split: metric}} over the grid jobs' blocks; a metric that is not ``required`` (a
+    tie-break some solvers do not report) is NaN where missing."""
     scores: dict[str, dict[int, float]] = {}
     for block in blocks:
         for split in block["splits"]:
-            if metric not in split["metrics"]:
+            if metric not in split["metrics"] and required:
                 raise ConfigError(f"selection metric {metric!r} is not in the grid runs' metrics "
                                   f"(they have: {', '.join(sorted(split['metrics']))}); set "
-                                  f"selection.metric / tie_break to one of them")
-            scores.setdefault(block["variant"], {})[split["split"]] = split["metrics"][metric]
+                                  f"selection.metric to one of them")
+            value = split["metrics"].get(metric, float("nan"))
+            scores.setdefault(block["variant"], {})[split["split"]] = value
     return scores
 
 
@@ -38,7 +40,7 @@ def grid_table(blocks: list[dict], entry: dict, metric: str, tie_break: str | No
     """One row per grid point, in grid order: variant id, the grid's values, and the metric's (and
     the tie-break's) mean, standard error and number of splits over the selection splits."""
     names = [metric] + ([tie_break] if tie_break else [])
-    scores = {name: _split_scores(blocks, name) for name in names}
+    scores = {name: _split_scores(blocks, name, required=name == metric) for name in names}
     runs: dict[str, list[str]] = {}
     for block in blocks:
         runs.setdefault(block["variant"], []).append(block["mlflow_parent_run_id"])
@@ -88,11 +90,15 @@ def choose_per_split(blocks: list[dict], entry: dict, metric: str,
     tie-break, then the first in grid order)."""
     order = [v for v, _ in grid_variants(entry)]
     scores = _split_scores(blocks, metric)
-    ties = _split_scores(blocks, tie_break) if tie_break else None
+    ties = _split_scores(blocks, tie_break, required=False) if tie_break else None
     missing = [v for v in order if v not in scores]
     if missing:
         raise ConfigError(f"grid points {', '.join(missing)} have no selection runs")
     splits = sorted(scores[order[0]])
+    for v in order:
+        if sorted(scores[v]) != splits:
+            raise ConfigError(f"grid point {v} ran on splits {sorted(scores[v])}, the others on "
+                              f"{splits}: rerun its grid jobs")
     choice = {}
     for s in splits:
         values = np.array([scores[v][s] for v in order], dtype=float)

@@ -48,7 +48,7 @@ with job_context(sm.log[0]) as log:
                  "gssl.scored_points": str(bool(sel.get("scored_points", False))).lower(),
                  "gssl.code_hash": sm.params.code})
     run_id = log_run(uri, exp_id, f"select · {wc['method']} · {wc['dataset']}/{wc['prep']}/{wc['graph']}",
-                     tags, {"chosen": json.dumps(summary, sort_keys=True)[:6000], "grid": entry["grid"],
+                     tags, {"chosen": json.dumps(summary, sort_keys=True, separators=(",", ":")), "grid": entry["grid"],
                             "selection": {"metric": metric, **sel}},
                      {f"best_{metric}_mean": best[f"{metric}_mean"],
                       "selection_score_mean": score,  # what the saved view shows
