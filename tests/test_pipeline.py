@@ -63,6 +63,31 @@ def test_shared_kernels_computes_each_kernel_once_and_read_only():
         assert kernel_matrix(X, X[:5], RBF).flags.writeable  # cross kernels are never shared
     assert kernel_matrix(X, None, RBF) is not K
     np.testing.assert_array_equal(kernel_matrix(X, None, RBF), K)
+    with shared_kernels(X):  # a nested scope for the same X shares the outer one's matrix
+        K = kernel_matrix(X, None, RBF)
+        with shared_kernels(X):
+            assert kernel_matrix(X, None, RBF) is K
+        assert kernel_matrix(X, None, RBF) is K
+        K1 = kernel_matrix(X, None, {"kind": "rbf", "sigma": 1.0})  # one matrix kept at a time
+        assert kernel_matrix(X, None, RBF) is not K and kernel_matrix(X, None, RBF) is not K1
+
+
+def test_a_grid_in_one_scope_matches_each_point_alone(tmp_path):
+    """run_grid (a grid job) gives every point the metrics of its own run_cell, bit for bit."""
+    from gssl.pipeline import run_grid
+
+    files = build_moons_cell(tmp_path, {"lpc1": {"kind": "labels_per_class", "n": 1, "repeats": 3}})
+    cell = Cell(files / "features.h5", files / "graph.h5", files / "lpc1.h5")
+    points = [(f"p{i}", {"solver": "lap_rls", "params": {"kernel": {"kind": "rbf", "sigma": s},
+                                                          "gamma_A": 0.01, "gamma_I": g}})
+              for i, (s, g) in enumerate([(1.0, 0.1), (1.0, 1.0), (3.0, 0.1)])]
+    for (variant, method, results), (v, m) in zip(run_grid(cell, [0, 1, 2], points), points):
+        alone = run_cell(cell, [0, 1, 2], m)
+        assert variant == v and method is m
+        for r, a in zip(results, alone):
+            assert {k: x for k, x in r["metrics"].items() if k != "fit_seconds"} == \
+                {k: x for k, x in a["metrics"].items() if k != "fit_seconds"}
+            assert r["predictions"] is None and r["history"] == []
 
 
 def test_an_alternative_decision_rule_is_scored_beside(tmp_path):

@@ -62,6 +62,7 @@ def kernel_matrix(X, Y=None, spec: dict | None = None) -> np.ndarray:
     K = _compute(X, Y, spec)
     if shared is not None:
         K.setflags(write=False)  # shared by every fit in the block: a solver must copy to modify
+        shared[1].clear()  # one n x n matrix at a time: a grid over sigma must not hold them all
         shared[1][key] = K
     return K
 
@@ -72,7 +73,12 @@ _SHARED = contextvars.ContextVar("gssl_shared_kernels", default=None)  # (X, {sp
 @contextlib.contextmanager
 def shared_kernels(X):
     """Inside the block, ``kernel_matrix(X, None, spec)`` for this very ``X`` is computed once per
-    spec and shared (read-only) by every caller: the splits of a cell fit on the same nodes."""
+    spec and shared (read-only) by every caller: the splits of a cell fit on the same nodes. The
+    last spec's matrix is kept (one at a time); a nested block for the same X reuses the outer one."""
+    current = _SHARED.get()
+    if current is not None and current[0] is X:
+        yield
+        return
     token = _SHARED.set((X, {}))
     try:
         yield

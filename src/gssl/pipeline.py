@@ -5,6 +5,7 @@ The Snakemake scripts are thin wrappers around these; they are equally usable fr
 
 from __future__ import annotations
 
+import functools
 import json
 import time
 from pathlib import Path
@@ -192,6 +193,23 @@ def run_cell(cell: Cell, splits, method: dict, seed: int = 0) -> list[dict]:
         return [fit_split(cell, s, method, seed) for s in splits]
 
 
+def run_grid(cell: Cell, splits, points: list, seed: int = 0, log=None) -> list[tuple]:
+    """Every grid point ``(variant, method)`` on the same splits in one kernel scope (a matrix
+    is computed once for all points that share its spec); returns ``(variant, method, results)``
+    with predictions and histories dropped (hundreds of fits: selection needs the metrics only)."""
+    from .kernels import shared_kernels
+
+    out = []
+    with shared_kernels(cell.X):
+        for i, (variant, method) in enumerate(points):
+            results = [dict(r, predictions=None, history=[]) for r in run_cell(cell, splits, method, seed)]
+            out.append((variant, method, results))
+            if log is not None:
+                log.info("grid point %d/%d %s: %.1f s of fits", i + 1, len(points), variant,
+                         sum(r["metrics"]["fit_seconds"] for r in results))
+    return out
+
+
 def _fit_parameters(est) -> set:
     """Names of the keyword arguments ``est.fit`` accepts (optional hooks: train_mask, predict_mask)."""
     import inspect
@@ -199,10 +217,12 @@ def _fit_parameters(est) -> set:
     return set(inspect.signature(est.fit).parameters)
 
 
-def _param_names(solver: str) -> set:
+@functools.cache
+def _param_names(solver: str) -> frozenset:
+    """A solver's constructor parameters (once per process: a grid job asks on every fit)."""
     from .solvers.registry import SOLVERS
 
-    return set(SOLVERS[solver]().get_params(deep=False))
+    return frozenset(SOLVERS[solver]().get_params(deep=False))
 
 
 def describe_inputs(**paths) -> dict:

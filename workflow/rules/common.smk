@@ -62,7 +62,9 @@ def solver_code_hash(method):
     from gssl.solvers.registry import solver_modules
 
     solver = config["methods"][method]["solver"]
-    return code_hash("gssl.pipeline", "gssl.metrics", *solver_modules(solver))
+    # gssl.selection and gssl.config map a selection's choice onto the parameters a job fits with
+    return code_hash("gssl.pipeline", "gssl.metrics", "gssl.selection", "gssl.config",
+                     *solver_modules(solver))
 
 
 def raw_manifest(wildcards):

@@ -13,7 +13,7 @@ import gssl
 
 from gssl import __version__
 from gssl.jobs import git_commit, job_context
-from gssl.pipeline import Cell, block_payload, describe_inputs, run_cell, write_block, write_grid
+from gssl.pipeline import Cell, block_payload, describe_inputs, run_cell, run_grid, write_block, write_grid
 from gssl.report import split_statistics
 from gssl.selection import methods_for_splits
 from gssl.tracking import KIND_TAG, connect_in_background, log_cell, read_sentinel, run_name
@@ -99,7 +99,7 @@ with job_context(sm.log[0], sm.threads) as log:
     connected = connect_in_background(uri, exp_id)  # MLflow's imports overlap the fits
     cell = Cell(sm.input.features, sm.input.graph, sm.input.splits)
     if grid:
-        fitted = [(variant, m, run_cell(cell, splits, m, seed=sm.params.seed)) for variant, m in grid]
+        fitted = run_grid(cell, splits, grid, seed=sm.params.seed, log=log)
     else:
         results, method = fit_evaluation(cell, method, log)
     t_fitted = time.perf_counter()
