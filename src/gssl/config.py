@@ -208,14 +208,15 @@ def _selected_as_problems(mid: str, entry: dict, src: str, source: dict) -> list
 
 
 def _has_dotted(d: dict, key: str) -> bool:
-    for part in key.split("."):
-        if not isinstance(d, dict) or part not in d:
-            return False
-        d = d[part]
+    try:
+        get_dotted(d, key)
+    except (KeyError, TypeError):
+        return False
     return True
 
 
-SCORED = ("error_", "macro_error_", "purity", "clustering_accuracy")  # metrics that read labels
+# metrics that read labels (the scores the tables report; gssl.report summarises these)
+SCORE_PREFIXES = ("error_", "macro_error_", "purity", "clustering_accuracy")
 
 
 def _per_split_problems(config: dict, exp: str, entry: dict, sel: dict) -> list[str]:
@@ -258,7 +259,7 @@ def _reference_problems(exp: str, entry: dict) -> list[str]:
     problems += [f"experiment '{exp}': tuned_on_scored_points names '{m}', which is not one of its "
                  f"methods" for m in entry.get("tuned_on_scored_points") or [] if m not in entry["methods"]]
     lowest = (entry.get("paper_statistic") or {}).get("lowest", "")
-    if lowest.startswith(SCORED):
+    if lowest.startswith(SCORE_PREFIXES):
         problems.append(f"experiment '{exp}': paper_statistic.lowest '{lowest}' reads labels: picking "
                         f"the split with the lowest score would report a cherry-picked draw; name a "
                         f"label-free quantity such as solver_discrete_energy")
@@ -359,11 +360,18 @@ def expected_headline(config: dict, experiment: str) -> tuple[str, bool]:
     if all(cls is not None and is_clusterer(cls()) for cls in solvers):
         return "purity", False
     protocols = [config["protocols"][p] for p in e["protocols"]]
-    if all(p["kind"] == "melacci_cv" or p.get("test_from") is not None
-           or (p["kind"] == "per_class_counts" and ("test" in p and p["test"] is None or p.get("test")))
-           for p in protocols):
+    if all(_has_test_points(p) for p in protocols):
         return "error_test", True
     return "error_unlabeled", True
+
+
+def _has_test_points(spec: dict) -> bool:
+    """melacci_cv's held-out fold, a fixed test part, or per_class_counts test points (a count,
+    or null: the rest of each class)."""
+    if spec["kind"] == "melacci_cv" or spec.get("test_from") is not None:
+        return True
+    return spec["kind"] == "per_class_counts" and ("test" in spec and spec["test"] is None
+                                                  or bool(spec.get("test")))
 
 
 def load_yaml(path) -> dict:

@@ -10,11 +10,12 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from .config import SCORE_PREFIXES
+
 KEYS = ["dataset", "prep", "graph", "method", "protocol"]
 ERROR_METRICS = ["error_unlabeled", "error_validation", "error_test", "macro_error_unlabeled"]
 
 
-SCORE_PREFIXES = ("error_", "macro_error_", "purity", "clustering_accuracy")
 
 
 def load_runs(paths) -> pd.DataFrame:

@@ -4,6 +4,7 @@ for the cell (its splits' statistics) with a child run per split; write the job'
 Rule solve runs the evaluation cells (a gridded method with the parameters its selection chose,
 one choice or one per split); rule solve_grid runs every point of a method's grid on a block of the
 selection protocol's splits, one MLflow run per grid point (its splits' values as steps)."""
+import functools
 import json
 import platform
 import time
@@ -26,19 +27,25 @@ grid = sm.params.get("grid")  # solve_grid: [[variant id, {solver, params}], ...
 block = "" if whole_cell else f"{splits[0]}-{splits[-1]}"
 
 
+@functools.cache
+def input_tags():
+    """The code that ran and the inputs' hashes (git and three HDF5 files: read once per job)."""
+    tags = {f"gssl.{name}_hash": h for name, h in describe_inputs(
+        features=sm.input.features, graph=sm.input.graph, splits=sm.input.splits).items()}
+    commit = git_commit(Path(gssl.__file__).parent)  # the gssl code that ran
+    if commit:
+        tags["mlflow.source.git.commit"] = commit
+    return tags
+
+
 def common_tags(solver):
     tags = {f"gssl.{k}": v for k, v in wc.items()}
     tags.update({"gssl.solver": solver, "gssl.rule": sm.rule, "gssl.stage": sm.params.stage,
                  "gssl.version": __version__, "gssl.code_hash": sm.params.code,
                  "gssl.host": platform.node(), "gssl.output": sm.output[0],
                  "gssl.splits": f"{splits[0]}-{splits[-1]}",
-                 "mlflow.source.name": f"snakemake rule {sm.rule}", "mlflow.source.type": "JOB"})
-    commit = git_commit(Path(gssl.__file__).parent)  # the gssl code that ran
-    if commit:
-        tags["mlflow.source.git.commit"] = commit
-    for name, h in describe_inputs(features=sm.input.features, graph=sm.input.graph,
-                                   splits=sm.input.splits).items():
-        tags[f"gssl.{name}_hash"] = h
+                 "mlflow.source.name": f"snakemake rule {sm.rule}", "mlflow.source.type": "JOB",
+                 **input_tags()})
     return tags
 
 
@@ -53,7 +60,7 @@ def fit_evaluation(cell, method, log):
     choice, or one per split): each result carries the method it was fitted with."""
     groups = [(method, splits, None)]
     if sm.input.get("chosen"):
-        groups = methods_for_splits(method, json.load(open(sm.input.chosen)), splits)
+        groups = methods_for_splits(method, json.loads(Path(sm.input.chosen).read_text()), splits)
         for _, ss, values in groups:
             log.info("splits %s: parameters chosen by the selection stage: %s", ss, values)
     results = []
@@ -104,7 +111,6 @@ with job_context(sm.log[0], sm.threads) as log:
         results, method = fit_evaluation(cell, method, log)
     t_fitted = time.perf_counter()
     connected.result()
-    common = {"tracking_uri": uri, "code_hash": sm.params.code}
     if grid:
         ids = [log_grid_point(uri, exp_id, v, m, rs, cell.load_seconds) for v, m, rs in fitted]
         t_logged = time.perf_counter()
