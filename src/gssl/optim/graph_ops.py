@@ -13,6 +13,8 @@ from __future__ import annotations
 import numpy as np
 import scipy.sparse as sp
 
+from .block_cg import block_cg
+
 __all__ = ["edge_list", "gradient_operator", "total_variation", "gradient_norm_bound",
            "diffuse", "min_conductance_sweep"]
 
@@ -87,24 +89,7 @@ def diffuse(W: sp.spmatrix, F: np.ndarray, dt: float = 1.0, tol: float = 1e-6,
     def A(X):
         return X + dt * (deg[:, None] * X - W @ X)
 
-    X = F.copy()
-    Rres = F - A(X)
-    Pd = Rres.copy()
-    rr = np.einsum("ij,ij->j", Rres, Rres)
-    stop = (tol ** 2) * np.maximum(np.einsum("ij,ij->j", F, F), 1e-300)
-    for _ in range(max_iter):
-        if np.all(rr <= stop):
-            break
-        AP = A(Pd)
-        pAp = np.einsum("ij,ij->j", Pd, AP)
-        alpha = np.where(pAp > 0, rr / np.where(pAp > 0, pAp, 1.0), 0.0)
-        X += Pd * alpha
-        Rres -= AP * alpha
-        rr_new = np.einsum("ij,ij->j", Rres, Rres)
-        beta = np.where(rr > 0, rr_new / np.where(rr > 0, rr, 1.0), 0.0)
-        Pd = Rres + Pd * beta
-        rr = rr_new
-    return X
+    return block_cg(A, F, X0=F, tol=tol, max_iter=max_iter).X
 
 
 def min_conductance_sweep(W, order: np.ndarray, lo: int = 1, hi: int | None = None) -> int:

@@ -5,6 +5,7 @@ from __future__ import annotations
 from ..errors import ConfigError
 from ..hashing import import_closure
 from .baselines import LabelSpreadingBaseline
+from .graph_learning import LaplaceLearning, PLaplaceLearning, PoissonLearning, PoissonMBO
 from .clustering import KMeansClustering, SpectralGraphClustering
 from .lapsvm import LapRLSC, LapSVMDual, LapSVMNewton, LapSVMPCG
 from .mtv import MTVClustering
@@ -18,6 +19,10 @@ SOLVERS = {
     "lap_rls": LaplacianRLS,
     "svm": KernelSVM,
     "label_spreading": LabelSpreadingBaseline,
+    "laplace": LaplaceLearning,
+    "poisson": PoissonLearning,
+    "poisson_mbo": PoissonMBO,
+    "plaplace": PLaplaceLearning,
     "ssdl_ga": SSDLGA,
     "sc_svm": SparseCodingSVM,
     "lapsvm_dual": LapSVMDual,

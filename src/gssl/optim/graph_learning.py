@@ -1,0 +1,260 @@
+"""Numerics of the graph-based learning methods of the last decade, on a cached weight matrix W.
+
+* Laplace learning (Zhu, Ghahramani & Lafferty 2003): the harmonic extension of the labels,
+  L_uu U_u = -L_ul F, by Jacobi-preconditioned conjugate gradients on the unlabeled block; with
+  the reweightings of Shi, Osher & Zhu 2017 (WNLL) and Calder & Slepcev 2019 (properly weighted).
+* Poisson learning (Calder, Cook, Thorpe & Slepcev, ICML 2020): L U = B with the centred labels
+  as sources, solved by CG or by the paper's random-walk iteration and its mixing-time stop.
+* The MBO step of PoissonMBO (same paper): explicit heat steps with the Poisson source, then a
+  volume-constrained label projection.
+* Game-theoretic p-Laplace learning (Flores, Calder & Lerman 2022).
+
+The algorithms follow the papers; GraphLearning 1.7.5 (the authors' package) was read only to
+settle details the papers leave open, each noted where it applies. ``L = D - W`` throughout.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import scipy.sparse as sp
+
+from ..errors import SolverError
+from .block_cg import BlockCGResult, block_cg
+
+REWEIGHTINGS = ("none", "wnll", "properly")
+
+
+def _weights(W) -> tuple[sp.csr_matrix, np.ndarray]:
+    """W as CSR with a zero diagonal (self-loops do not change L but slow the iterations), and d."""
+    W = sp.csr_matrix(W, dtype=np.float64)
+    if W.diagonal().any():
+        W = sp.csr_matrix(W - sp.diags(W.diagonal()))
+        W.eliminate_zeros()
+    return W, np.asarray(W.sum(axis=1)).ravel()
+
+
+def one_hot(codes: np.ndarray, n_classes: int) -> np.ndarray:
+    """(len(codes), C) indicator rows of class indices 0..C-1."""
+    return (np.asarray(codes)[:, None] == np.arange(n_classes)).astype(np.float64)
+
+
+# -- Laplace learning --------------------------------------------------------------------------
+def reweight(W, labeled: np.ndarray, method: str = "none", X=None, *, r: float = 0.1,
+             alpha: float = 2.0, zeta: float = 1e7) -> sp.csr_matrix:
+    """W with more weight near the labeled nodes, W' = A W + W A for a diagonal A.
+
+    ``wnll``: a_i = n / m on the m labeled nodes, 1 elsewhere (Shi, Osher & Zhu 2017, eq. (6)).
+    ``properly``: a_i = 1 + (r / dist(x_i, labeled))^alpha with the distance clipped below at
+    r / (zeta - 1)^(1/alpha), so a labeled node gets zeta (Calder & Slepcev 2019, section 2; the
+    defaults r = 0.1, alpha = 2, zeta = 1e7 are GraphLearning's). Needs the features X.
+    """
+    W = sp.csr_matrix(W, dtype=np.float64)
+    n, m = W.shape[0], len(labeled)
+    if method == "none":
+        return W
+    if method == "wnll":
+        a = np.ones(n)
+        a[labeled] = n / m
+    elif method == "properly":
+        if X is None:
+            raise SolverError("the properly weighted Laplacian needs node features X (distances "
+                              "to the labeled points); use reweighting 'none' or 'wnll' on a "
+                              "graph-only dataset")
+        from scipy.spatial import cKDTree
+
+        Xd = X.toarray() if sp.issparse(X) else np.asarray(X, dtype=np.float64)
+        dist, _ = cKDTree(Xd[labeled]).query(Xd)
+        dist = np.maximum(dist, r / (zeta - 1.0) ** (1.0 / alpha))
+        a = 1.0 + (r / dist) ** alpha
+    else:
+        raise SolverError(f"reweighting must be one of {list(REWEIGHTINGS)}, got {method!r}")
+    A = sp.diags(a)
+    return sp.csr_matrix(A @ W + W @ A)
+
+
+def laplace_learning(W, labeled: np.ndarray, F: np.ndarray, *, tol: float = 1e-6,
+                     max_iter: int = 10000) -> tuple[np.ndarray, BlockCGResult]:
+    """Harmonic extension U (n, C) of the labeled rows F (m, C): L U = 0 off the labeled nodes.
+
+    A connected component without a labeled node has no harmonic extension (its block of L is
+    singular): it raises SolverError instead of returning the arbitrary zeros CG would give.
+    """
+    W, d = _weights(W)
+    n = W.shape[0]
+    free = np.ones(n, dtype=bool)
+    free[labeled] = False
+    Wuu = W[free][:, free]
+    du = d[free]
+    if np.any(du == 0):
+        raise SolverError(f"{int((du == 0).sum())} unlabeled node(s) have no edge; Laplace learning "
+                          "cannot reach them: rebuild the graph with a larger k")
+    _check_reached(W, labeled)
+    # Jacobi scaling S A S v = S b, S = diag(A)^-1/2, and the stop measured on that system: with
+    # the properly weighted Laplacian the degrees span seven decades, and a residual relative to
+    # the unscaled right-hand side would stop at once on the heavy rows
+    s = 1.0 / np.sqrt(du)
+    Wn = sp.csr_matrix(sp.diags(s) @ Wuu @ sp.diags(s))
+    rhs = s[:, None] * (W[free][:, labeled] @ F)            # S (-L_ul F) = S W_ul F
+    cg = block_cg(lambda P: P - Wn @ P, rhs, tol=tol, max_iter=max_iter)
+    cg.X = s[:, None] * cg.X
+    U = np.zeros((n, F.shape[1]))
+    U[free] = cg.X
+    U[labeled] = F
+    return U, cg
+
+
+def _check_reached(W: sp.csr_matrix, labeled: np.ndarray) -> None:
+    from scipy.sparse.csgraph import connected_components
+
+    n_comp, comp = connected_components(W, directed=False)
+    if n_comp > 1:
+        bare = np.setdiff1d(np.arange(n_comp), comp[labeled])
+        if bare.size:
+            size = int(np.isin(comp, bare).sum())
+            raise SolverError(f"{bare.size} connected component(s) of the graph ({size} nodes) hold "
+                              "no labeled node, so their labels are undetermined; rebuild the "
+                              "graph with a larger k or label a node in each component")
+
+
+# -- Poisson learning --------------------------------------------------------------------------
+def poisson_source(codes: np.ndarray, n_classes: int) -> np.ndarray:
+    """B (n, C): y_j - mean(y) at each labeled node j (one-hot rows y), 0 elsewhere (eq. (9))."""
+    labeled = np.flatnonzero(codes >= 0)
+    Y = one_hot(codes[labeled], n_classes)
+    B = np.zeros((codes.size, n_classes))
+    B[labeled] = Y - Y.mean(axis=0)
+    return B
+
+
+def poisson_cg(W, B: np.ndarray, *, tol: float = 1e-3, max_iter: int = 10000):
+    """U with L U = B and sum_i d_i U_i = 0, by CG on the symmetric normalized system
+    (I - D^-1/2 W D^-1/2) V = D^-1/2 B, U = D^-1/2 V (as GraphLearning does; the stop is each
+    column's relative residual of that system, where GraphLearning stops on the absolute norm of
+    all columns' residuals). Returns (U, BlockCGResult)."""
+    W, d = _weights(W)
+    s = np.zeros_like(d)
+    np.divide(1.0, np.sqrt(d), out=s, where=d > 0)
+    S = sp.diags(s)
+    Wn = sp.csr_matrix(S @ W @ S)
+    cg = block_cg(lambda P: P - Wn @ P, s[:, None] * B, tol=tol, max_iter=max_iter)
+    return s[:, None] * cg.X, cg
+
+
+def poisson_random_walk(W, B: np.ndarray, labeled: np.ndarray, *, min_iter: int = 50,
+                        max_iter: int = 1000) -> tuple[np.ndarray, int]:
+    """The paper's Algorithm 1: U <- U + D^-1 (B - L U) from U = 0, run until the random walk
+    started at the labeled nodes has mixed, |p_T - d / sum(d)|_inf <= 1/n with
+    p_{t+1} = W D^-1 p_t (at least ``min_iter``, at most ``max_iter`` steps)."""
+    W, d = _weights(W)
+    n = W.shape[0]
+    dinv = np.zeros_like(d)
+    np.divide(1.0, d, out=dinv, where=d > 0)
+    P = sp.csr_matrix(sp.diags(dinv) @ W)       # D^-1 W: U <- D^-1 B + D^-1 W U
+    Db = dinv[:, None] * B
+    p = np.zeros(n)
+    p[labeled] = 1.0 / len(labeled)
+    p_inf = d / d.sum()
+    walk = sp.csr_matrix(W @ sp.diags(dinv))    # W D^-1
+    U = np.zeros_like(B, dtype=np.float64)
+    t = 0
+    while t < max_iter and (t < min_iter or np.abs(p - p_inf).max() > 1.0 / n):
+        U = Db + P @ U
+        p = walk @ p
+        t += 1
+    return U, t
+
+
+# -- MBO ---------------------------------------------------------------------------------------
+def volume_label_projection(scores: np.ndarray, priors: np.ndarray, weights=None, *,
+                            step: float = 0.1, tol: float = 1e-3, max_iter: int = 10000):
+    """Labels argmax_j s_j u_ij whose class fractions match ``priors`` to ``tol``.
+
+    The class weights s start at ``weights`` (or 1) and take gradient steps on the volume misfit,
+    s <- s - step (fraction - prior), normalized by s_0, until max |fraction - prior| <= tol
+    (Calder et al. 2020, the volume-constrained step of PoissonMBO; the scores are first mapped to
+    [0, 1] as GraphLearning does, so that the weights act on non-negative numbers).
+    Returns (labels, weights, misfit).
+    """
+    u = np.asarray(scores, dtype=np.float64)
+    u = u - u.min()
+    top = u.max()
+    u = u / top if top > 0 else u
+    k = u.shape[1]
+    w = np.ones(k) if weights is None else np.array(weights, dtype=np.float64)
+    priors = np.asarray(priors, dtype=np.float64)
+    for _ in range(int(max_iter)):
+        frac = np.bincount(np.argmax(u * w, axis=1), minlength=k) / u.shape[0]
+        grad = frac - priors
+        err = float(np.abs(grad).max())
+        w = w - step * grad
+        w = w / w[0]
+        if err <= tol:
+            break
+    return np.argmax(u * w, axis=1), w, err
+
+
+def poisson_mbo(W, B: np.ndarray, labels0: np.ndarray, priors: np.ndarray, *, mu: float = 1.0,
+                n_outer: int = 20, n_inner: int = 40):
+    """PoissonMBO (Calder et al. 2020, Algorithm 2) from the Poisson labels ``labels0``.
+
+    Each outer step runs ``n_inner`` explicit heat steps with the Poisson source,
+    U <- U - dt (L U - mu B), dt = 1 / max degree (stable), from the indicator of the current
+    labels, then projects onto labels with the class volumes ``priors``. The class weights of the
+    projection carry over between outer steps. Returns (labels, last U, projection misfit).
+    """
+    W, d = _weights(W)
+    k = B.shape[1]
+    dt = 1.0 / d.max()
+    src = (mu * dt) * B
+    labels, w, err = labels0, None, np.nan
+    U = one_hot(labels, k)
+    for _ in range(n_outer):
+        U = one_hot(labels, k)
+        for _ in range(n_inner):
+            U = U - dt * (d[:, None] * U - W @ U) + src
+        labels, w, err = volume_label_projection(U, priors, w)
+    return labels, U, err
+
+
+# -- p-Laplace ---------------------------------------------------------------------------------
+def _row_extrema(W: sp.csr_matrix, U: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """max_j U_j and min_j U_j over each node's neighbours (rows of W with an edge)."""
+    vals = U[W.indices]
+    starts = W.indptr[:-1]
+    has = np.diff(W.indptr) > 0
+    hi = np.zeros_like(U)
+    lo = np.zeros_like(U)
+    hi[has] = np.maximum.reduceat(vals, starts[has], axis=0)
+    lo[has] = np.minimum.reduceat(vals, starts[has], axis=0)
+    return hi, lo
+
+
+def plaplace_learning(W, labeled: np.ndarray, F: np.ndarray, p: float = 10.0, *,
+                      tol: float = 1e-6, max_iter: int = 100000) -> tuple[np.ndarray, int, float]:
+    """Game-theoretic p-Laplace learning (Flores, Calder & Lerman 2022): each column of U solves
+    (1/p) L_rw u + (1 - 2/p) L_inf u = 0 off the labeled nodes, u = F on them, where L_rw u is the
+    weighted neighbour mean minus u and L_inf u = (max_j u_j + min_j u_j) / 2 - u over the
+    neighbours (unweighted, GraphLearning's fast variant). That is the fixed point
+    u = a * mean + (1 - a) * midrange, a = 1 / (p - 1), iterated (Jacobi, all columns at once)
+    until the largest change is <= tol. Returns (U, iterations, last change)."""
+    if not p > 2:
+        raise SolverError(f"p-Laplace learning needs p > 2, got p={p!r} (p = 2 is Laplace learning)")
+    W, d = _weights(W)
+    n = W.shape[0]
+    if np.any(d == 0):
+        raise SolverError(f"{int((d == 0).sum())} node(s) have no edge; rebuild the graph with a larger k")
+    _check_reached(W, labeled)
+    a = 1.0 / (p - 1.0)
+    P = sp.csr_matrix(sp.diags(1.0 / d) @ W)
+    free = np.ones(n, dtype=bool)
+    free[labeled] = False
+    U = np.zeros((n, F.shape[1]))
+    U[labeled] = F
+    change, t = np.inf, 0
+    while t < max_iter and change > tol:
+        hi, lo = _row_extrema(W, U)
+        new = a * (P @ U) + (1.0 - a) * 0.5 * (hi + lo)
+        change = float(np.abs(new[free] - U[free]).max(initial=0.0))
+        U[free] = new[free]
+        t += 1
+    return U, t, change

@@ -1,0 +1,254 @@
+"""Laplace, Poisson, PoissonMBO and p-Laplace learning on the cached graph W.
+
+The numerics live in :mod:`gssl.optim.graph_learning`; these classes validate parameters, map
+labels and expose the scikit-learn estimator interface of :class:`SemiSupervisedClassifier`.
+``class_priors`` (every class here): ``None`` (labels are the arg-max of the scores),
+``"uniform"``, ``"labeled"`` (the class fractions of the labeled nodes: never the labels of the
+points that are scored) or a list of C fractions; with priors, labels come from the volume-
+constrained projection of the scores (:func:`gssl.optim.graph_learning.volume_label_projection`).
+"""
+
+from __future__ import annotations
+
+import numbers
+
+import numpy as np
+
+from ..errors import ConfigError
+from ..optim.graph_learning import (REWEIGHTINGS, laplace_learning, one_hot, plaplace_learning,
+                                    poisson_cg, poisson_mbo, poisson_random_walk, poisson_source,
+                                    reweight, volume_label_projection)
+from .base import SemiSupervisedClassifier, check_positive
+
+PRIOR_RULES = ("uniform", "labeled")
+
+
+def _check_int(owner: str, name: str, v, low: int) -> None:
+    if isinstance(v, bool) or not isinstance(v, numbers.Integral) or v < low:
+        raise ConfigError(f"{owner}: {name} must be an integer >= {low}, got {v!r}")
+
+
+def _check_priors(owner: str, priors, required: bool = False) -> None:
+    if priors is None and not required:
+        return
+    if isinstance(priors, str):
+        if priors not in PRIOR_RULES:
+            raise ConfigError(f"{owner}: class_priors must be null, one of {list(PRIOR_RULES)} or a "
+                              f"list of class fractions, got {priors!r}")
+        return
+    values = np.asarray(priors, dtype=object).ravel() if priors is not None else np.array([])
+    if (priors is None or values.size < 2
+            or not all(isinstance(v, numbers.Real) and not isinstance(v, bool) and v > 0 for v in values)):
+        need = "" if not required else " (this method needs them)"
+        raise ConfigError(f"{owner}: class_priors must be {list(PRIOR_RULES)} or a list of >= 2 "
+                          f"positive class fractions{need}, got {priors!r}")
+
+
+def resolve_priors(priors, codes: np.ndarray, n_classes: int) -> np.ndarray | None:
+    """The class fractions a rule names, normalized to sum 1 (None: no correction)."""
+    if priors is None:
+        return None
+    if priors == "uniform":
+        p = np.ones(n_classes)
+    elif priors == "labeled":
+        p = np.bincount(codes[codes >= 0], minlength=n_classes).astype(np.float64)
+    else:
+        p = np.asarray(priors, dtype=np.float64)
+        if p.size != n_classes:
+            raise ConfigError(f"class_priors lists {p.size} fractions but the problem has "
+                              f"{n_classes} classes")
+    return p / p.sum()
+
+
+class _GraphLearner(SemiSupervisedClassifier):
+    """Shared label handling: labeled rows, one-hot targets and the optional prior correction."""
+
+    def _labels_with_priors(self, scores, codes, n_classes):
+        priors = resolve_priors(self.class_priors, codes, n_classes)
+        if priors is None:
+            return scores
+        labels, _, misfit = volume_label_projection(scores, priors)
+        self.fit_metrics_ = {**getattr(self, "fit_metrics_", {}), "volume_misfit": misfit}
+        return scores, labels
+
+
+class LaplaceLearning(_GraphLearner):
+    """Laplace learning (harmonic extension; Zhu, Ghahramani & Lafferty 2003) on graph.W.
+
+    Parameters
+    ----------
+    reweighting : {"none", "wnll", "properly"}, default="none"
+        Weights raised near the labeled nodes before solving: WNLL (Shi, Osher & Zhu 2017) or the
+        properly weighted Laplacian (Calder & Slepcev 2019; needs node features graph.X).
+    r, alpha, zeta : float, default=0.1, 2.0, 1e7
+        Radius (in feature units), exponent and cap of the properly weighted Laplacian.
+    tol : float, default=1e-6
+        Relative residual at which the conjugate gradients stop (per class).
+    max_iter : int, default=10000
+        Most CG iterations.
+    class_priors : None, "uniform", "labeled" or list of float, default=None
+        Class fractions for the volume-constrained label decision (None: arg-max).
+
+    Attributes
+    ----------
+    decision_function_ : ndarray (n, C)
+        The harmonic functions, one per class (the labeled rows are the indicators).
+    n_iter_ : int
+        CG iterations.
+    """
+
+    def __init__(self, *, reweighting="none", r=0.1, alpha=2.0, zeta=1e7, tol=1e-6, max_iter=10000,
+                 class_priors=None):
+        self.reweighting = reweighting
+        self.r = r
+        self.alpha = alpha
+        self.zeta = zeta
+        self.tol = tol
+        self.max_iter = max_iter
+        self.class_priors = class_priors
+
+    def check_params(self):
+        own = type(self).__name__
+        if self.reweighting not in REWEIGHTINGS:
+            raise ConfigError(f"{own}: reweighting must be one of {list(REWEIGHTINGS)}, "
+                              f"got {self.reweighting!r}")
+        check_positive(own, r=self.r, alpha=self.alpha, tol=self.tol)
+        if isinstance(self.zeta, bool) or not isinstance(self.zeta, numbers.Real) or not self.zeta > 1:
+            raise ConfigError(f"{own}: zeta must be a number > 1, got {self.zeta!r}")
+        _check_int(own, "max_iter", self.max_iter, 1)
+        _check_priors(own, self.class_priors)
+
+    def _fit(self, graph, codes, n_classes):
+        labeled = np.flatnonzero(codes >= 0)
+        W = reweight(graph.W, labeled, self.reweighting, graph.X, r=self.r, alpha=self.alpha,
+                     zeta=self.zeta)
+        U, cg = laplace_learning(W, labeled, one_hot(codes[labeled], n_classes), tol=self.tol,
+                                 max_iter=self.max_iter)
+        self.n_iter_, self.converged_ = cg.n_iter, cg.converged
+        self.stop_reason_ = "tol" if cg.converged else "max_iter"
+        self.fit_metrics_ = {"cg_residual": float(cg.residual.max(initial=0.0))}
+        return self._labels_with_priors(U, codes, n_classes)
+
+
+class PoissonLearning(_GraphLearner):
+    """Poisson learning (Calder, Cook, Thorpe & Slepcev, ICML 2020) on graph.W.
+
+    Solves L U = B, B the centred one-hot labels at the labeled nodes (sum_i d_i U_i = 0); the
+    labels are the arg-max of U (or its volume-constrained projection with ``class_priors``).
+
+    Parameters
+    ----------
+    solver : {"cg", "random_walk"}, default="cg"
+        Conjugate gradients on the normalized system, or the paper's iteration
+        U <- U + D^-1 (B - L U) stopped when the random walk from the labeled nodes has mixed.
+    tol : float, default=1e-3
+        CG: relative residual per class (GraphLearning's default tolerance).
+    min_iter, max_iter : int, default=50, 1000
+        Random walk: fewest and most iterations; CG: ``max_iter`` x 10 iterations at most.
+    class_priors : None, "uniform", "labeled" or list of float, default=None
+        Class fractions for the volume-constrained label decision (None: arg-max).
+    """
+
+    def __init__(self, *, solver="cg", tol=1e-3, min_iter=50, max_iter=1000, class_priors=None):
+        self.solver = solver
+        self.tol = tol
+        self.min_iter = min_iter
+        self.max_iter = max_iter
+        self.class_priors = class_priors
+
+    def check_params(self):
+        own = type(self).__name__
+        if self.solver not in ("cg", "random_walk"):
+            raise ConfigError(f"{own}: solver must be 'cg' or 'random_walk', got {self.solver!r}")
+        check_positive(own, tol=self.tol)
+        _check_int(own, "min_iter", self.min_iter, 0)
+        _check_int(own, "max_iter", self.max_iter, 1)
+        _check_priors(own, self.class_priors)
+
+    def _poisson(self, graph, codes, n_classes):
+        B = poisson_source(codes, n_classes)
+        if self.solver == "cg":
+            U, cg = poisson_cg(graph.W, B, tol=self.tol, max_iter=10 * self.max_iter)
+            self.n_iter_, self.converged_ = cg.n_iter, cg.converged
+            self.stop_reason_ = "tol" if cg.converged else "max_iter"
+        else:
+            U, t = poisson_random_walk(graph.W, B, np.flatnonzero(codes >= 0),
+                                       min_iter=self.min_iter, max_iter=self.max_iter)
+            self.n_iter_, self.converged_ = t, t < self.max_iter
+            self.stop_reason_ = "mixed" if self.converged_ else "max_iter"
+        return U, B
+
+    def _fit(self, graph, codes, n_classes):
+        U, _ = self._poisson(graph, codes, n_classes)
+        return self._labels_with_priors(U, codes, n_classes)
+
+
+class PoissonMBO(PoissonLearning):
+    """PoissonMBO (Calder et al. 2020): Poisson learning, then ``n_outer`` MBO steps of
+    ``n_inner`` heat steps with the Poisson source (fidelity ``mu``) and a volume-constrained
+    projection on the class fractions ``class_priors`` (required; default ``"labeled"``).
+
+    decision_function_ is the last heat-step U before its projection; labels are the projection.
+    """
+
+    def __init__(self, *, solver="cg", tol=1e-3, min_iter=50, max_iter=1000, class_priors="labeled",
+                 mu=1.0, n_outer=20, n_inner=40):
+        super().__init__(solver=solver, tol=tol, min_iter=min_iter, max_iter=max_iter,
+                         class_priors=class_priors)
+        self.mu = mu
+        self.n_outer = n_outer
+        self.n_inner = n_inner
+
+    def check_params(self):
+        super().check_params()
+        own = type(self).__name__
+        _check_priors(own, self.class_priors, required=True)
+        check_positive(own, mu=self.mu)
+        _check_int(own, "n_outer", self.n_outer, 1)
+        _check_int(own, "n_inner", self.n_inner, 1)
+
+    def _fit(self, graph, codes, n_classes):
+        U, B = self._poisson(graph, codes, n_classes)
+        priors = resolve_priors(self.class_priors, codes, n_classes)
+        labels, U, misfit = poisson_mbo(graph.W, B, np.argmax(U, axis=1), priors, mu=self.mu,
+                                        n_outer=self.n_outer, n_inner=self.n_inner)
+        self.fit_metrics_ = {"volume_misfit": misfit}
+        return U, labels
+
+
+class PLaplaceLearning(_GraphLearner):
+    """Game-theoretic p-Laplace learning (Flores, Calder & Lerman 2022) on graph.W, one class
+    against the rest: each class's indicator is extended by the p-Laplace equation.
+
+    Parameters
+    ----------
+    p : float, default=10.0
+        Exponent, p > 2 (p -> 2 is Laplace learning, p -> infinity the Lipschitz extension).
+    tol : float, default=1e-6
+        Largest change of an iteration at which it stops.
+    max_iter : int, default=100000
+    class_priors : None, "uniform", "labeled" or list of float, default=None
+    """
+
+    def __init__(self, *, p=10.0, tol=1e-6, max_iter=100000, class_priors=None):
+        self.p = p
+        self.tol = tol
+        self.max_iter = max_iter
+        self.class_priors = class_priors
+
+    def check_params(self):
+        own = type(self).__name__
+        if isinstance(self.p, bool) or not isinstance(self.p, numbers.Real) or not self.p > 2:
+            raise ConfigError(f"{own}: p must be a number > 2 (p = 2 is the 'laplace' solver), "
+                              f"got {self.p!r}")
+        check_positive(own, tol=self.tol)
+        _check_int(own, "max_iter", self.max_iter, 1)
+        _check_priors(own, self.class_priors)
+
+    def _fit(self, graph, codes, n_classes):
+        labeled = np.flatnonzero(codes >= 0)
+        U, t, change = plaplace_learning(graph.W, labeled, one_hot(codes[labeled], n_classes),
+                                         float(self.p), tol=self.tol, max_iter=self.max_iter)
+        self.n_iter_, self.converged_ = t, change <= self.tol
+        self.stop_reason_ = "tol" if self.converged_ else "max_iter"
+        return self._labels_with_priors(U, codes, n_classes)

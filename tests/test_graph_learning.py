@@ -1,0 +1,188 @@
+"""Laplace, Poisson, PoissonMBO and p-Laplace learning: closed forms and invariants of the
+gssl.optim kernels, and agreement with GraphLearning 1.7.5 (the authors' package, a test extra)
+on the same weight matrix and labeled set (scikit-learn digits)."""
+import numpy as np
+import pytest
+import scipy.sparse as sp
+from sklearn.datasets import load_digits
+from sklearn.neighbors import NearestNeighbors
+
+from gssl.errors import ConfigError, SolverError
+from gssl.graphs.base import Graph
+from gssl.graphs.laplacian import laplacian
+from gssl.optim.block_cg import block_cg
+from gssl.optim.graph_learning import (laplace_learning, one_hot, plaplace_learning, poisson_cg,
+                                       poisson_random_walk, poisson_source, reweight,
+                                       volume_label_projection)
+from gssl.solvers.registry import make_solver
+
+
+def gaussian_knn(X, k=10):
+    """w_ij = exp(-4 |x_i - x_j|^2 / d_k(x_i)^2) on each point's k nearest (itself included, as
+    GraphLearning counts), symmetrized by (W + W') / 2, zero diagonal."""
+    dist, idx = NearestNeighbors(n_neighbors=k).fit(X).kneighbors(X)
+    w = np.exp(-4.0 * dist ** 2 / dist[:, -1:] ** 2)
+    n = X.shape[0]
+    W = sp.csr_matrix((w.ravel(), (np.repeat(np.arange(n), k), idx.ravel())), shape=(n, n))
+    W = (W + W.T) / 2
+    W.setdiag(0)
+    W.eliminate_zeros()
+    return sp.csr_matrix(W)
+
+
+@pytest.fixture(scope="module")
+def digits():
+    X, y = load_digits(return_X_y=True)
+    X = X / 16.0
+    return X, y, gaussian_knn(X)
+
+
+def draw(y, per_class, seed):
+    rng = np.random.default_rng(seed)
+    return np.concatenate([rng.choice(np.flatnonzero(y == c), per_class, replace=False)
+                           for c in np.unique(y)])
+
+
+def codes_for(y, train):
+    codes = np.full(y.size, -1)
+    codes[train] = y[train]
+    return codes
+
+
+# -- kernels -----------------------------------------------------------------------------------
+def test_block_cg_matches_a_direct_solve():
+    rng = np.random.default_rng(0)
+    A = sp.random(60, 60, density=0.1, random_state=1)
+    A = sp.csr_matrix(A @ A.T + sp.identity(60))
+    B = rng.standard_normal((60, 3))
+    res = block_cg(lambda P: A @ P, B, precond=1.0 / A.diagonal(), tol=1e-12, max_iter=500)
+    assert res.converged
+    np.testing.assert_allclose(res.X, np.linalg.solve(A.toarray(), B), atol=1e-9)
+    assert np.all(res.residual <= 1e-12)
+
+
+def test_laplace_is_the_harmonic_extension(digits):
+    X, y, W = digits
+    train = draw(y, 2, 0)
+    U, cg = laplace_learning(W, train, one_hot(y[train], 10), tol=1e-10)
+    L = laplacian(W, "unnormalized")
+    free = np.setdiff1d(np.arange(y.size), train)
+    assert np.abs((L @ U)[free]).max() < 1e-7                 # harmonic off the labels
+    np.testing.assert_array_equal(U[train], one_hot(y[train], 10))
+    np.testing.assert_allclose(U.sum(axis=1), 1.0, atol=1e-7)  # a partition of unity ...
+    assert U.min() > -1e-9 and U.max() < 1 + 1e-9              # ... by the maximum principle
+
+
+def test_laplace_refuses_a_component_without_labels():
+    W = sp.block_diag([sp.csr_matrix(np.ones((3, 3)) - np.eye(3))] * 2).tocsr()
+    with pytest.raises(SolverError, match="hold no labeled node"):
+        laplace_learning(W, np.array([0, 1]), one_hot(np.array([0, 1]), 2))
+
+
+def test_reweightings_follow_their_formulas(digits):
+    X, y, W = digits
+    train = draw(y, 1, 0)
+    n, m = y.size, train.size
+    a = np.ones(n)
+    a[train] = n / m
+    np.testing.assert_allclose(reweight(W, train, "wnll").toarray(),
+                               (sp.diags(a) @ W + W @ sp.diags(a)).toarray())
+    Wp = reweight(W, train, "properly", X, r=0.5, alpha=2, zeta=1e7)
+    i, j = W.nonzero()
+    far = np.linalg.norm(X[:, None, :] - X[train][None], axis=2).min(axis=1)
+    gamma = 1 + (0.5 / np.maximum(far, 0.5 / (1e7 - 1) ** 0.5)) ** 2
+    np.testing.assert_allclose(np.asarray(Wp[i, j]).ravel(),
+                               np.asarray(W[i, j]).ravel() * (gamma[i] + gamma[j]))
+    assert np.isclose(gamma[train], 1e7).all()
+    with pytest.raises(SolverError, match="needs node features"):
+        reweight(W, train, "properly", None)
+
+
+def test_poisson_solves_the_poisson_equation(digits):
+    X, y, W = digits
+    train = draw(y, 1, 3)
+    codes = codes_for(y, train)
+    B = poisson_source(codes, 10)
+    np.testing.assert_allclose(B.sum(axis=0), 0.0, atol=1e-12)           # centred sources
+    np.testing.assert_allclose(B[train], one_hot(y[train], 10) - 0.1)
+    U, cg = poisson_cg(W, B, tol=1e-10)
+    d = np.asarray(W.sum(axis=1)).ravel()
+    assert cg.converged
+    assert np.abs(laplacian(W, "unnormalized") @ U - B).max() < 1e-8     # L U = B
+    np.testing.assert_allclose(d @ U, 0.0, atol=1e-8)                     # sum_i d_i u_i = 0
+    # the paper's random-walk iteration keeps sum_i d_i u_i = 0 and tends to the same solution
+    U_rw, t = poisson_random_walk(W, B, train, min_iter=5000, max_iter=5000)
+    np.testing.assert_allclose(d @ U_rw, 0.0, atol=1e-8)
+    assert np.abs(U_rw - U).max() < 1e-3 * np.abs(U).max()
+
+
+def test_random_walk_stops_when_the_walk_has_mixed(digits):
+    X, y, W = digits
+    train = draw(y, 1, 3)
+    B = poisson_source(codes_for(y, train), 10)
+    _, t = poisson_random_walk(W, B, train, min_iter=1, max_iter=100000)
+    _, t_min = poisson_random_walk(W, B, train, min_iter=t + 7, max_iter=100000)
+    assert 1 < t < 100000 and t_min == t + 7
+
+
+def test_volume_projection_meets_the_priors():
+    rng = np.random.default_rng(0)
+    scores = rng.random((3000, 4)) + np.array([0.6, 0, 0, 0])   # class 0 would take most nodes
+    priors = np.array([0.1, 0.2, 0.3, 0.4])
+    labels, w, misfit = volume_label_projection(scores, priors)
+    assert misfit <= 1e-3
+    np.testing.assert_allclose(np.bincount(labels, minlength=4) / 3000, priors, atol=2e-3)
+    assert np.bincount(np.argmax(scores, axis=1))[0] > 0.8 * 3000
+
+
+def test_plaplace_is_a_fixed_point_and_tends_to_laplace_as_p_falls(digits):
+    X, y, W = digits
+    train = draw(y, 2, 1)
+    F = one_hot(y[train], 10)
+    U, t, change = plaplace_learning(W, train, F, p=10, tol=1e-9)
+    assert change <= 1e-9 and 0 <= U.min() and U.max() <= 1
+    np.testing.assert_array_equal(U[train], F)
+    U_near2, *_ = plaplace_learning(W, train, F, p=2.0001, tol=1e-9)
+    U_lap, _ = laplace_learning(W, train, F, tol=1e-12)
+    # p -> 2 leaves only the random-walk mean: the harmonic extension
+    assert np.abs(U_near2 - U_lap).max() < 1e-3
+    with pytest.raises(SolverError, match="p > 2"):
+        plaplace_learning(W, train, F, p=2)
+
+
+# -- estimators --------------------------------------------------------------------------------
+@pytest.mark.parametrize("solver, params, message", [
+    ("laplace", {"reweighting": "poisson"}, "reweighting must be one of"),
+    ("laplace", {"zeta": 1}, "zeta must be a number > 1"),
+    ("poisson", {"solver": "spectral"}, "solver must be 'cg' or 'random_walk'"),
+    ("poisson", {"class_priors": "true"}, "class_priors must be null"),
+    ("poisson_mbo", {"class_priors": None}, "this method needs them"),
+    ("poisson_mbo", {"n_inner": 0}, "n_inner must be an integer >= 1"),
+    ("plaplace", {"p": 2}, "p must be a number > 2"),
+])
+def test_bad_parameters_say_what_is_wrong(solver, params, message):
+    with pytest.raises(ConfigError, match=message):
+        make_solver(solver, params)
+
+
+def test_priors_list_must_match_the_classes(digits):
+    X, y, W = digits
+    train = draw(y, 1, 0)
+    with pytest.raises(ConfigError, match="lists 3 fractions but the problem has 10 classes"):
+        make_solver("poisson", {"class_priors": [0.2, 0.3, 0.5]}).fit(Graph(W=W), codes_for(y, train))
+
+
+def test_priors_list_must_be_positive_fractions():
+    with pytest.raises(ConfigError, match="positive class fractions"):
+        make_solver("poisson", {"class_priors": [0.5, -0.5]})
+
+
+@pytest.mark.parametrize("solver", ["laplace", "poisson", "poisson_mbo", "plaplace"])
+def test_estimators_fit_a_graph_without_features(solver, digits):
+    X, y, W = digits
+    train = draw(y, 3, 2)
+    est = make_solver(solver).fit(Graph(W=W), codes_for(y, train))
+    unl = np.setdiff1d(np.arange(y.size), train)
+    assert est.decision_function_.shape == (y.size, 10)
+    assert np.mean(est.transduction_[unl] == y[unl]) > 0.85   # digits at 3 labels per class
+    np.testing.assert_array_equal(est.transduction_[train], y[train])
