@@ -38,6 +38,23 @@ def test_bad_enum_names_key_and_allowed_values(config):
     assert "binary, heat, self_tuning" in msg
 
 
+@pytest.mark.parametrize("entry, message", [
+    ({"solver": "poisson", "class_priors": "uniform"}, "set params.class_priors instead"),
+    ({"solver": "kmeans", "class_priors": "uniform"}, "is a clustering method"),
+    ({"solver": "rls", "class_priors": "true"}, "class_priors"),
+    ({"solver": "rls", "class_priors": [0.5, 0]}, "class_priors"),
+])
+def test_method_level_class_priors_are_checked(config, entry, message):
+    config["methods"]["rls"] = entry
+    with pytest.raises(ConfigError, match=message):
+        validate_config(config, SCHEMA)
+
+
+def test_method_level_class_priors_accepted_on_a_classifier(config):
+    config["methods"]["rls"]["class_priors"] = "labeled"
+    validate_config(config, SCHEMA)
+
+
 def test_unknown_key_lists_allowed_keys(config):
     config["graphs"]["knn10"]["neighbours"] = 5
     with pytest.raises(ConfigError, match="graphs.knn10.*neighbours.*allowed keys: k, kind, laplacian"):

@@ -8,7 +8,7 @@ from sklearn.manifold._locally_linear import barycenter_kneighbors_graph
 from sklearn.neighbors import kneighbors_graph
 
 from gssl.errors import ConfigError, DatasetError, GraphError
-from gssl.graphs import (Graph, binary, build_graph, heat, knn_distances, laplacian, lle_laplacian,
+from gssl.graphs import (Graph, binary, build_graph, gaussian_kth, heat, knn_distances, laplacian, lle_laplacian,
                          lle_weights, matrix_power, self_tuning, symmetrize, validate_graph_spec)
 
 
@@ -68,6 +68,22 @@ def test_self_tuning_closed_form():
     np.testing.assert_allclose(g.W.toarray(), np.maximum(exp, exp.T))
     with pytest.raises(GraphError, match="maximum allowed k_st is 3"):
         build_graph(X, {"kind": "knn", "k": 1, "weights": "self_tuning"})  # default k_st = 7
+
+
+def test_gaussian_kth_closed_form():
+    X = np.array([[0.0], [1.0], [3.0], [7.0]])
+    dist, idx = knn_distances(X, 2)
+    dk = np.array([3.0, 2.0, 3.0, 6.0])  # distance to the 2nd (= k-th) neighbour
+    W = gaussian_kth(dist, idx).toarray()
+    exp = np.zeros((4, 4))
+    for i, j, d in [(0, 1, 1), (0, 2, 3), (1, 0, 1), (1, 2, 2), (2, 1, 2), (2, 0, 3), (3, 2, 4),
+                    (3, 1, 6)]:
+        exp[i, j] = np.exp(-4 * d * d / dk[i] ** 2)
+    np.testing.assert_allclose(W, exp)
+    g = build_graph(X, {"kind": "knn", "k": 2, "weights": "gaussian_kth", "symmetrize": "mean"})
+    np.testing.assert_allclose(g.W.toarray(), (exp + exp.T) / 2)
+    with pytest.raises(ConfigError, match="unknown key"):
+        validate_graph_spec({"kind": "knn", "weights": "gaussian_kth", "sigma": 1.0})
 
 
 def test_symmetrizations_on_hand_made_matrix():
@@ -193,7 +209,7 @@ def test_nan_features_rejected(X):
 
 @pytest.mark.parametrize("spec, match", [
     ({"kind": "kmeans"}, r"kind='kmeans'.*allowed values: \['knn', 'lle', 'precomputed'\]"),
-    ({"kind": "knn", "weights": "gauss"}, r"weights='gauss'.*\['binary', 'heat', 'self_tuning'\]"),
+    ({"kind": "knn", "weights": "gauss"}, r"weights='gauss'.*\['binary', 'heat', 'self_tuning', 'gaussian_kth'\]"),
     ({"kind": "knn", "symmetrize": "min"}, r"symmetrize='min'.*\['max', 'mean', 'mutual'\]"),
     ({"kind": "knn", "laplacian": "lle"}, r"laplacian='lle'.*'random_walk'"),
     ({"kind": "knn", "sigma": -1.0}, "sigma=-1.0"),

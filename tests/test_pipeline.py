@@ -24,6 +24,12 @@ METHODS = {
     "lap_rls_simplex": {"solver": "lap_rls_simplex", "params": {"kernel": RBF}},
     "lap_svm_mc": {"solver": "lap_svm_mc", "params": {"kernel": RBF}},
     "label_spreading": {"solver": "label_spreading", "params": {}},
+    "laplace": {"solver": "laplace", "params": {"reweighting": "wnll"}},
+    "poisson": {"solver": "poisson", "params": {}},
+    "poisson_mbo": {"solver": "poisson_mbo", "params": {"n_outer": 3}},
+    "plaplace": {"solver": "plaplace", "params": {"p": 5}},
+    "lap_rls_priors": {"solver": "lap_rls", "params": {"kernel": RBF, "gamma_A": 0.01, "gamma_I": 0.1},
+                       "class_priors": [0.8, 0.2]},
 }
 
 
@@ -45,6 +51,16 @@ def test_batched_splits_equal_one_process_per_split(cell_files, name):
         assert ({k: v for k, v in result["metrics"].items() if k not in timing}
                 == {k: v for k, v in alone["metrics"].items() if k not in timing})
         assert result["history"] == alone["history"]
+
+
+def test_method_level_class_priors_correct_any_classifier(cell_files):
+    """class_priors on a method without the option: labels from the scores, projected onto the
+    given class fractions (here far from the data's 50/50, so the labels must move)."""
+    plain = fit_split(Cell(*cell_files), 0, METHODS["lap_rls"])
+    skewed = fit_split(Cell(*cell_files), 0, METHODS["lap_rls_priors"])
+    frac = np.bincount(skewed["predictions"], minlength=2) / len(skewed["predictions"])
+    assert abs(frac[0] - 0.8) <= 0.01 and skewed["metrics"]["solver_volume_misfit"] <= 1e-3
+    assert abs(np.mean(plain["predictions"]) - 0.5) < 0.1   # the uncorrected labels are balanced
 
 
 def test_a_split_out_of_range_names_the_file(cell_files):

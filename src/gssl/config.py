@@ -120,12 +120,36 @@ def _method_problems(methods: dict) -> list[str]:
             continue
         for variant, params in points or [("", entry.get("params"))]:
             try:
-                make_solver(entry["solver"], params)
+                solver = make_solver(entry["solver"], params)
             except (ConfigError, TypeError, ValueError) as exc:
                 where = f" (grid point {variant}: {grid_values(entry, variant)})" if variant else ""
                 problems.append(f"method '{mid}'{where}: {exc}")
                 break
+        else:
+            problems += _class_prior_problems(mid, entry, solver)
     return problems
+
+
+def _class_prior_problems(mid: str, entry: dict, solver) -> list[str]:
+    """A method-level ``class_priors`` needs class scores to correct, and is refused where the
+    solver has the option itself (one place to set it)."""
+    from sklearn.base import is_classifier
+
+    from .solvers.class_priors import check_class_priors
+
+    if "class_priors" not in entry:
+        return []
+    if "class_priors" in solver.get_params():
+        return [f"method '{mid}': solver '{entry['solver']}' takes class_priors as a parameter; "
+                f"set params.class_priors instead of the method-level key"]
+    if not is_classifier(solver):
+        return [f"method '{mid}': class_priors corrects class scores, but solver "
+                f"'{entry['solver']}' is a clustering method (no class scores)"]
+    try:
+        check_class_priors(f"method '{mid}'", entry["class_priors"])
+    except ConfigError as exc:
+        return [str(exc)]
+    return []
 
 
 def selected_by(config: dict, method: str) -> str | None:

@@ -161,6 +161,11 @@ def fit_split(cell: Cell, split: int, method: dict, seed: int = 0) -> dict:
                "n_nodes": int(y.shape[0]), "n_iter": float(getattr(est, "n_iter_", 0) or 0)}
     # solver-specific diagnostics an estimator chooses to expose (e.g. which start won)
     metrics.update({f"solver_{k}": float(v) for k, v in getattr(est, "fit_metrics_", {}).items()})
+    if method.get("class_priors") is not None:  # the method-level prior correction of the scores
+        from .solvers.class_priors import prior_corrected_labels
+
+        pred, metrics["solver_volume_misfit"] = prior_corrected_labels(est, method["class_priors"],
+                                                                       y_train)
     for name, code in (("unlabeled", UNLABELED), ("validation", VALIDATION), ("test", TEST)):
         mask = role == code
         if mask.any():

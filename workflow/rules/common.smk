@@ -115,7 +115,9 @@ def method_entry(method):
 def grid_points(wc):
     """[variant id, {solver, params}] of every point of a method's grid, in grid order."""
     entry = config["methods"][wc.method]
-    return [[vid, {"solver": entry["solver"], "params": params}] for vid, params in grid_variants(entry)]
+    extra = {k: entry[k] for k in ("class_priors",) if k in entry}  # applied to every point too
+    return [[vid, {"solver": entry["solver"], "params": params, **extra}]
+            for vid, params in grid_variants(entry)]
 
 
 def chosen_params(wc):

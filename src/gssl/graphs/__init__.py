@@ -4,7 +4,8 @@ Graph specs (config entries under ``graphs:``), with their defaults:
 
     {"kind": "knn", "k": 10, "weights": "heat", "sigma": "mean_knn_distance",
      "symmetrize": "max", "laplacian": "normalized", "power": 1}
-        weights "binary" takes no sigma; "self_tuning" takes "k_st" (default 7) instead of sigma.
+        weights "binary" takes no sigma; "self_tuning" takes "k_st" (default 7) instead of sigma;
+        "gaussian_kth" (exp(-4 d^2 / d_k(x_i)^2), Calder et al. 2020) takes neither.
     {"kind": "lle", "k": 8, "reg": 1e-3, "symmetrize": "max", "laplacian": "lle", "power": 1}
         W is the symmetric binary kNN graph, V the LLE barycentric weights.
     {"kind": "precomputed", "laplacian": "normalized", "power": 1}
@@ -24,23 +25,25 @@ from .cache import load_graph, save_graph
 from .knn import check_k, knn_distances, neighbors_to_csr
 from .laplacian import LAPLACIANS, laplacian, lle_laplacian, matrix_power
 from .lle import barycenter_weights, lle_weights
-from .weights import (SIGMA_RULES, SYMMETRIZATIONS, binary, heat, local_scales, resolve_sigma,
-                      self_tuning, symmetrize)
+from .weights import (SIGMA_RULES, SYMMETRIZATIONS, binary, gaussian_kth, heat, local_scales,
+                      resolve_sigma, self_tuning, symmetrize)
 
 __all__ = ["Graph", "build_graph", "validate_graph_spec", "GRAPH_KINDS", "WEIGHTS",
-           "knn_distances", "neighbors_to_csr", "binary", "heat", "self_tuning", "local_scales",
+           "knn_distances", "neighbors_to_csr", "binary", "heat", "self_tuning", "gaussian_kth",
+           "local_scales",
            "resolve_sigma", "symmetrize", "lle_weights", "barycenter_weights", "laplacian",
            "lle_laplacian", "matrix_power", "save_graph", "load_graph"]
 
 GRAPH_KINDS = ("knn", "lle", "precomputed")
-WEIGHTS = ("binary", "heat", "self_tuning")
+WEIGHTS = ("binary", "heat", "self_tuning", "gaussian_kth")
 
 _DEFAULTS = {
     "knn": {"k": 10, "weights": "heat", "symmetrize": "max", "laplacian": "normalized", "power": 1},
     "lle": {"k": 8, "reg": 1e-3, "symmetrize": "max", "laplacian": "lle", "power": 1},
     "precomputed": {"laplacian": "normalized", "power": 1},
 }
-_WEIGHT_KEYS = {"binary": {}, "heat": {"sigma": "mean_knn_distance"}, "self_tuning": {"k_st": 7}}
+_WEIGHT_KEYS = {"binary": {}, "heat": {"sigma": "mean_knn_distance"}, "self_tuning": {"k_st": 7},
+                "gaussian_kth": {}}
 
 
 def _choice(spec: dict, key: str, allowed) -> None:
@@ -111,6 +114,8 @@ def _knn_weights(X, spec: dict) -> tuple[sp.csr_matrix, dict]:
     elif how == "heat":
         info["sigma_value"] = resolve_sigma(dist, spec["sigma"])
         W = heat(dist, idx, info["sigma_value"])
+    elif how == "gaussian_kth":
+        W = gaussian_kth(dist, idx)
     else:
         W = self_tuning(dist, idx, spec["k_st"], k)
     return symmetrize(W, spec["symmetrize"]), info

@@ -1,4 +1,4 @@
-"""Edge weights on kNN lists (binary, heat, self-tuning) and symmetrization of directed graphs.
+"""Edge weights on kNN lists (binary, heat, self-tuning, Gaussian scaled by the k-th distance) and symmetrization of directed graphs.
 
 Weight functions take the (n, k) ``dist``/``idx`` arrays of :func:`gssl.graphs.knn.knn_distances`
 and return the directed CSR graph (row i holds i's neighbours); :func:`symmetrize` makes it
@@ -80,6 +80,15 @@ def self_tuning(dist: np.ndarray, idx: np.ndarray, k_st: int = 7, k: int | None 
     k = dist.shape[1] if k is None else int(k)
     d, j = dist[:, :k], idx[:, :k]
     return neighbors_to_csr(np.exp(-(d**2) / (sig[:, None] * sig[j])), j)
+
+
+def gaussian_kth(dist: np.ndarray, idx: np.ndarray) -> sp.csr_matrix:
+    """w_ij = exp(-4 d_ij^2 / d_k(i)^2), d_k(i) the distance from i to its k-th neighbour (the
+    last column): the weights of Calder et al. 2020 (Poisson learning). A zero d_k (k duplicates)
+    is replaced as in :func:`local_scales`. GraphLearning counts a point among its own k
+    neighbours; here the k neighbours are other points."""
+    scale = local_scales(dist, dist.shape[1])
+    return neighbors_to_csr(np.exp(-4.0 * dist ** 2 / scale[:, None] ** 2), idx)
 
 
 def symmetrize(W: sp.spmatrix, how: str = "max") -> sp.csr_matrix:

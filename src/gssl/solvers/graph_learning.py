@@ -2,10 +2,9 @@
 
 The numerics live in :mod:`gssl.optim.graph_learning`; these classes validate parameters, map
 labels and expose the scikit-learn estimator interface of :class:`SemiSupervisedClassifier`.
-``class_priors`` (every class here): ``None`` (labels are the arg-max of the scores),
-``"uniform"``, ``"labeled"`` (the class fractions of the labeled nodes: never the labels of the
-points that are scored) or a list of C fractions; with priors, labels come from the volume-
-constrained projection of the scores (:func:`gssl.optim.graph_learning.volume_label_projection`).
+``class_priors`` (every class here): ``None`` (labels are the arg-max of the scores) or a rule of
+:mod:`gssl.solvers.class_priors`; with priors, labels come from the volume-constrained projection
+of the scores (:func:`gssl.optim.graph_learning.volume_label_projection`).
 """
 
 from __future__ import annotations
@@ -19,45 +18,13 @@ from ..optim.graph_learning import (REWEIGHTINGS, laplace_learning, one_hot, pla
                                     poisson_cg, poisson_mbo, poisson_random_walk, poisson_source,
                                     reweight, volume_label_projection)
 from .base import SemiSupervisedClassifier, check_positive
-
-PRIOR_RULES = ("uniform", "labeled")
+from .class_priors import check_class_priors as _check_priors
+from .class_priors import resolve_priors
 
 
 def _check_int(owner: str, name: str, v, low: int) -> None:
     if isinstance(v, bool) or not isinstance(v, numbers.Integral) or v < low:
         raise ConfigError(f"{owner}: {name} must be an integer >= {low}, got {v!r}")
-
-
-def _check_priors(owner: str, priors, required: bool = False) -> None:
-    if priors is None and not required:
-        return
-    if isinstance(priors, str):
-        if priors not in PRIOR_RULES:
-            raise ConfigError(f"{owner}: class_priors must be null, one of {list(PRIOR_RULES)} or a "
-                              f"list of class fractions, got {priors!r}")
-        return
-    values = np.asarray(priors, dtype=object).ravel() if priors is not None else np.array([])
-    if (priors is None or values.size < 2
-            or not all(isinstance(v, numbers.Real) and not isinstance(v, bool) and v > 0 for v in values)):
-        need = "" if not required else " (this method needs them)"
-        raise ConfigError(f"{owner}: class_priors must be {list(PRIOR_RULES)} or a list of >= 2 "
-                          f"positive class fractions{need}, got {priors!r}")
-
-
-def resolve_priors(priors, codes: np.ndarray, n_classes: int) -> np.ndarray | None:
-    """The class fractions a rule names, normalized to sum 1 (None: no correction)."""
-    if priors is None:
-        return None
-    if priors == "uniform":
-        p = np.ones(n_classes)
-    elif priors == "labeled":
-        p = np.bincount(codes[codes >= 0], minlength=n_classes).astype(np.float64)
-    else:
-        p = np.asarray(priors, dtype=np.float64)
-        if p.size != n_classes:
-            raise ConfigError(f"class_priors lists {p.size} fractions but the problem has "
-                              f"{n_classes} classes")
-    return p / p.sum()
 
 
 class _GraphLearner(SemiSupervisedClassifier):

@@ -1,0 +1,65 @@
+"""Class-prior correction of class scores: labels whose class fractions match given priors.
+
+Usable by every solver that outputs class scores: the graph-learning solvers take it as their
+``class_priors`` parameter, any other classifier through the method-level ``class_priors`` key of a
+config (applied to ``decision_function_`` after the fit). Rules: ``"uniform"``, ``"labeled"`` (the
+class fractions of the labeled nodes: never the labels of the points that are scored) or a list of
+C positive fractions (normalized to sum 1).
+"""
+
+from __future__ import annotations
+
+import numbers
+
+import numpy as np
+
+from ..errors import ConfigError, SolverError
+from ..optim.graph_learning import volume_label_projection
+
+PRIOR_RULES = ("uniform", "labeled")
+
+
+def check_class_priors(owner: str, priors, required: bool = False) -> None:
+    """ConfigError unless ``priors`` is None (when not required), a rule or >= 2 positive numbers."""
+    if priors is None and not required:
+        return
+    if isinstance(priors, str):
+        if priors not in PRIOR_RULES:
+            raise ConfigError(f"{owner}: class_priors must be null, one of {list(PRIOR_RULES)} or a "
+                              f"list of class fractions, got {priors!r}")
+        return
+    values = list(priors) if isinstance(priors, (list, tuple, np.ndarray)) else []
+    if len(values) < 2 or not all(isinstance(v, numbers.Real) and not isinstance(v, bool) and v > 0
+                                  for v in values):
+        need = " (this method needs them)" if required else ""
+        raise ConfigError(f"{owner}: class_priors must be one of {list(PRIOR_RULES)} or a list of "
+                          f">= 2 positive class fractions{need}, got {priors!r}")
+
+
+def resolve_priors(priors, codes: np.ndarray, n_classes: int) -> np.ndarray | None:
+    """The class fractions a rule names, normalized to sum 1 (None: no correction)."""
+    if priors is None:
+        return None
+    if isinstance(priors, str) and priors == "uniform":
+        p = np.ones(n_classes)
+    elif isinstance(priors, str) and priors == "labeled":
+        p = np.bincount(codes[codes >= 0], minlength=n_classes).astype(np.float64)
+    else:
+        p = np.asarray(priors, dtype=np.float64)
+        if p.size != n_classes:
+            raise ConfigError(f"class_priors lists {p.size} fractions but the problem has "
+                              f"{n_classes} classes")
+    return p / p.sum()
+
+
+def prior_corrected_labels(estimator, priors, codes: np.ndarray) -> tuple[np.ndarray, float]:
+    """Labels of every node from a fitted classifier's class scores, corrected to ``priors``;
+    returns (labels in the estimator's classes, the remaining misfit of the class fractions)."""
+    scores = getattr(estimator, "decision_function_", None)
+    classes = getattr(estimator, "classes_", None)
+    if scores is None or classes is None or np.ndim(scores) != 2 or scores.shape[1] != len(classes):
+        raise SolverError(f"{type(estimator).__name__} has no per-class scores "
+                          f"(decision_function_ of shape (n, C)) to correct with class_priors")
+    codes = np.where(codes >= 0, np.searchsorted(classes, codes), -1)
+    labels, _, misfit = volume_label_projection(scores, resolve_priors(priors, codes, len(classes)))
+    return classes[labels], misfit
