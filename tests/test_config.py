@@ -40,9 +40,10 @@ def test_bad_enum_names_key_and_allowed_values(config):
 
 @pytest.mark.parametrize("entry, message", [
     ({"solver": "poisson", "class_priors": "uniform"}, "set params.class_priors instead"),
-    ({"solver": "kmeans", "class_priors": "uniform"}, "is a clustering method"),
-    ({"solver": "rls", "class_priors": "true"}, "class_priors"),
-    ({"solver": "rls", "class_priors": [0.5, 0]}, "class_priors"),
+    ({"solver": "kmeans", "class_priors": "uniform"}, "is not a classifier with class scores"),
+    ({"solver": "rls", "class_priors": "true"}, "methods.rls.class_priors"),
+    ({"solver": "rls", "class_priors": [0.5, 0]}, "methods.rls.class_priors"),
+    ({"solver": "rls", "class_priors": [0.5, float("inf")]}, "positive class fractions"),
 ])
 def test_method_level_class_priors_are_checked(config, entry, message):
     config["methods"]["rls"] = entry

@@ -111,7 +111,7 @@ def test_poisson_solves_the_poisson_equation(digits):
     assert np.abs(laplacian(W, "unnormalized") @ U - B).max() < 1e-8     # L U = B
     np.testing.assert_allclose(d @ U, 0.0, atol=1e-8)                     # sum_i d_i u_i = 0
     # the paper's random-walk iteration keeps sum_i d_i u_i = 0 and tends to the same solution
-    U_rw, t = poisson_random_walk(W, B, train, min_iter=5000, max_iter=5000)
+    U_rw, t, _ = poisson_random_walk(W, B, train, min_iter=5000, max_iter=5000)
     np.testing.assert_allclose(d @ U_rw, 0.0, atol=1e-8)
     assert np.abs(U_rw - U).max() < 1e-3 * np.abs(U).max()
 
@@ -120,9 +120,58 @@ def test_random_walk_stops_when_the_walk_has_mixed(digits):
     X, y, W = digits
     train = draw(y, 1, 3)
     B = poisson_source(codes_for(y, train), 10)
-    _, t = poisson_random_walk(W, B, train, min_iter=1, max_iter=100000)
-    _, t_min = poisson_random_walk(W, B, train, min_iter=t + 7, max_iter=100000)
-    assert 1 < t < 100000 and t_min == t + 7
+    _, t, mixed = poisson_random_walk(W, B, train, min_iter=1, max_iter=100000)
+    assert mixed and 1 < t < 100000
+    # the criterion |p_t - d / sum(d)|_inf <= 1/n holds at t and not one step earlier
+    d = np.asarray(W.sum(axis=1)).ravel()
+    walk = W @ sp.diags(1.0 / d)
+    p = np.zeros(y.size)
+    p[train] = 1.0 / train.size
+    gaps = []
+    for _ in range(t):
+        p = walk @ p
+        gaps.append(np.abs(p - d / d.sum()).max())
+    assert gaps[-1] <= 1.0 / y.size < gaps[-2]
+    _, t_min, _ = poisson_random_walk(W, B, train, min_iter=t + 7, max_iter=100000)
+    assert t_min == t + 7
+    _, t_cap, mixed = poisson_random_walk(W, B, train, min_iter=1, max_iter=t - 1)
+    assert t_cap == t - 1 and not mixed
+
+
+def test_poisson_refuses_a_disconnected_graph():
+    W = sp.block_diag([sp.csr_matrix(np.ones((4, 4)) - np.eye(4))] * 2).tocsr()
+    codes = np.array([0, -1, -1, -1, 1, 0, -1, -1])
+    for solver in ("poisson", "poisson_mbo"):
+        with pytest.raises(SolverError, match="2 connected components"):
+            make_solver(solver).fit(Graph(W=W), codes)
+
+
+def test_poisson_mbo_meets_its_class_priors(digits):
+    X, y, W = digits
+    train = draw(y, 2, 4)
+    priors = np.full(10, 0.1)
+    est = make_solver("poisson_mbo", {"class_priors": priors.tolist()}).fit(Graph(W=W), codes_for(y, train))
+    frac = np.bincount(est.transduction_, minlength=10) / y.size
+    assert np.abs(frac - priors).max() <= 1e-3 + 1e-12
+    assert est.fit_metrics_["volume_misfit"] == pytest.approx(np.abs(frac - priors).max())
+
+
+def test_properly_radius_from_the_data(digits):
+    X, y, W = digits
+    train = draw(y, 1, 0)
+    free = np.setdiff1d(np.arange(y.size), train)
+    far = np.linalg.norm(X[:, None, :] - X[train][None], axis=2).min(axis=1)
+    r = np.median(far[free])
+    np.testing.assert_allclose(reweight(W, train, "properly", X, r="median_label_distance").toarray(),
+                               reweight(W, train, "properly", X, r=r).toarray())
+
+
+def test_a_refit_forgets_the_last_fits_diagnostics(digits):
+    X, y, W = digits
+    codes = codes_for(y, draw(y, 1, 0))
+    est = make_solver("poisson", {"class_priors": "uniform"}).fit(Graph(W=W), codes)
+    assert "volume_misfit" in est.fit_metrics_
+    assert "volume_misfit" not in est.set_params(class_priors=None).fit(Graph(W=W), codes).fit_metrics_
 
 
 def test_volume_projection_meets_the_priors():
@@ -130,8 +179,8 @@ def test_volume_projection_meets_the_priors():
     scores = rng.random((3000, 4)) + np.array([0.6, 0, 0, 0])   # class 0 would take most nodes
     priors = np.array([0.1, 0.2, 0.3, 0.4])
     labels, w, misfit = volume_label_projection(scores, priors)
-    assert misfit <= 1e-3
-    np.testing.assert_allclose(np.bincount(labels, minlength=4) / 3000, priors, atol=2e-3)
+    frac = np.bincount(labels, minlength=4) / 3000
+    assert misfit <= 1e-3 and misfit == pytest.approx(np.abs(frac - priors).max())
     assert np.bincount(np.argmax(scores, axis=1))[0] > 0.8 * 3000
 
 
@@ -150,6 +199,14 @@ def test_plaplace_is_a_fixed_point_and_tends_to_laplace_as_p_falls(digits):
         plaplace_learning(W, train, F, p=2)
 
 
+def test_plaplace_keeps_an_isolated_labeled_node():
+    W = sp.csr_matrix(np.array([[0, 0, 0, 0], [0, 0, 1, 0], [0, 1, 0, 1], [0, 0, 1, 0.0]]))
+    U, _, _ = plaplace_learning(W, np.array([0, 1, 3]), one_hot(np.array([0, 1, 1]), 2), p=4)
+    np.testing.assert_allclose(U[2], [0, 1])
+    with pytest.raises(SolverError, match="1 unlabeled node"):
+        plaplace_learning(W, np.array([1, 3]), one_hot(np.array([0, 1]), 2), p=4)
+
+
 # -- estimators --------------------------------------------------------------------------------
 @pytest.mark.parametrize("solver, params, message", [
     ("laplace", {"reweighting": "poisson"}, "reweighting must be one of"),
@@ -158,7 +215,10 @@ def test_plaplace_is_a_fixed_point_and_tends_to_laplace_as_p_falls(digits):
     ("poisson", {"class_priors": "true"}, "class_priors must be null"),
     ("poisson_mbo", {"class_priors": None}, "this method needs them"),
     ("poisson_mbo", {"n_inner": 0}, "n_inner must be an integer >= 1"),
-    ("plaplace", {"p": 2}, "p must be a number > 2"),
+    ("plaplace", {"p": 2}, "p must be a finite number > 2"),
+    ("plaplace", {"p": float("inf")}, "p must be a finite number > 2"),
+    ("poisson", {"solver": "random_walk", "min_iter": 10, "max_iter": 5}, "must not exceed max_iter"),
+    ("laplace", {"r": "mean"}, "r must be a positive number or one of"),
 ])
 def test_bad_parameters_say_what_is_wrong(solver, params, message):
     with pytest.raises(ConfigError, match=message):

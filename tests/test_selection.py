@@ -94,6 +94,10 @@ def test_chosen_values_land_on_the_methods_own_params_grouped_by_split():
     assert splits == [0, 1] and values == {"gamma_I": 1.0, "kernel.sigma": 3.0}
     with pytest.raises(ConfigError, match="has no split 5"):
         methods_for_splits(pcg, record, [5])
+    # the method's other keys (a class-prior correction) reach the evaluation fits too
+    (method, _, _), = methods_for_splits({**pcg, "class_priors": "uniform", "selected_as": "laprls"},
+                                         record, [0])
+    assert method["class_priors"] == "uniform" and "selected_as" not in method
 
 
 def _config(**selection):

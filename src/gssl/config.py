@@ -137,14 +137,14 @@ def _class_prior_problems(mid: str, entry: dict, solver) -> list[str]:
 
     from .solvers.class_priors import check_class_priors
 
-    if "class_priors" not in entry:
+    if entry.get("class_priors") is None:
         return []
     if "class_priors" in solver.get_params():
         return [f"method '{mid}': solver '{entry['solver']}' takes class_priors as a parameter; "
                 f"set params.class_priors instead of the method-level key"]
     if not is_classifier(solver):
         return [f"method '{mid}': class_priors corrects class scores, but solver "
-                f"'{entry['solver']}' is a clustering method (no class scores)"]
+                f"'{entry['solver']}' is not a classifier with class scores"]
     try:
         check_class_priors(f"method '{mid}'", entry["class_priors"])
     except ConfigError as exc:

@@ -164,8 +164,8 @@ def fit_split(cell: Cell, split: int, method: dict, seed: int = 0) -> dict:
     if method.get("class_priors") is not None:  # the method-level prior correction of the scores
         from .solvers.class_priors import prior_corrected_labels
 
-        pred, metrics["solver_volume_misfit"] = prior_corrected_labels(est, method["class_priors"],
-                                                                       y_train)
+        pred, metrics["solver_volume_misfit"] = prior_corrected_labels(
+            est, method["class_priors"], y_train, mask=role != UNUSED)
     for name, code in (("unlabeled", UNLABELED), ("validation", VALIDATION), ("test", TEST)):
         mask = role == code
         if mask.any():

@@ -144,7 +144,8 @@ def methods_for_splits(method: dict, choice: dict, splits: list[int]) -> list[tu
             params = json.loads(json.dumps(method.get("params") or {}))
             for k, v in values.items():
                 set_dotted(params, k, json.loads(json.dumps(v)))
-            groups[key] = ({"solver": method["solver"], "params": params}, [], values)
+            rest = {k: v for k, v in method.items() if k not in ("params", "grid", "selected_as")}
+            groups[key] = ({**rest, "params": params}, [], values)  # e.g. class_priors kept
         groups[key][1].append(s)
     return list(groups.values())
 

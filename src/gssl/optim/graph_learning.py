@@ -22,6 +22,7 @@ from ..errors import SolverError
 from .block_cg import BlockCGResult, block_cg
 
 REWEIGHTINGS = ("none", "wnll", "properly")
+R_RULES = ("median_label_distance",)  # a data-driven radius for the properly weighted Laplacian
 
 
 def _weights(W) -> tuple[sp.csr_matrix, np.ndarray]:
@@ -39,7 +40,7 @@ def one_hot(codes: np.ndarray, n_classes: int) -> np.ndarray:
 
 
 # -- Laplace learning --------------------------------------------------------------------------
-def reweight(W, labeled: np.ndarray, method: str = "none", X=None, *, r: float = 0.1,
+def reweight(W, labeled: np.ndarray, method: str = "none", X=None, *, r: float | str = 0.1,
              alpha: float = 2.0, zeta: float = 1e7) -> sp.csr_matrix:
     """W with more weight near the labeled nodes, W' = A W + W A for a diagonal A.
 
@@ -47,6 +48,7 @@ def reweight(W, labeled: np.ndarray, method: str = "none", X=None, *, r: float =
     ``properly``: a_i = 1 + (r / dist(x_i, labeled))^alpha with the distance clipped below at
     r / (zeta - 1)^(1/alpha), so a labeled node gets zeta (Calder & Slepcev 2019, section 2; the
     defaults r = 0.1, alpha = 2, zeta = 1e7 are GraphLearning's). Needs the features X.
+    ``r="median_label_distance"``: the median distance of the unlabeled nodes to the labeled set.
     """
     W = sp.csr_matrix(W, dtype=np.float64)
     n, m = W.shape[0], len(labeled)
@@ -60,10 +62,15 @@ def reweight(W, labeled: np.ndarray, method: str = "none", X=None, *, r: float =
             raise SolverError("the properly weighted Laplacian needs node features X (distances "
                               "to the labeled points); use reweighting 'none' or 'wnll' on a "
                               "graph-only dataset")
-        from scipy.spatial import cKDTree
+        from sklearn.neighbors import NearestNeighbors
 
-        Xd = X.toarray() if sp.issparse(X) else np.asarray(X, dtype=np.float64)
-        dist, _ = cKDTree(Xd[labeled]).query(Xd)
+        nn = NearestNeighbors(n_neighbors=1).fit(X[labeled])  # sparse X is fine (no dense copy)
+        dist = nn.kneighbors(X)[0][:, 0]
+        if isinstance(r, str):
+            if r not in R_RULES:
+                raise SolverError(f"r must be a positive number or one of {list(R_RULES)}, got {r!r}")
+            free = np.setdiff1d(np.arange(n), labeled)
+            r = float(np.median(dist[free])) if free.size else 1.0
         dist = np.maximum(dist, r / (zeta - 1.0) ** (1.0 / alpha))
         a = 1.0 + (r / dist) ** alpha
     else:
@@ -126,6 +133,25 @@ def poisson_source(codes: np.ndarray, n_classes: int) -> np.ndarray:
     return B
 
 
+def check_poisson_graph(W, labeled: np.ndarray) -> None:
+    """Poisson learning needs a connected graph: the sources are centred over the whole graph, so
+    L U = B has no solution when a component's sources do not sum to zero (and a labeled node
+    without an edge drops its source)."""
+    W, d = _weights(W)
+    if np.any(d[labeled] == 0):
+        raise SolverError(f"{int((d[labeled] == 0).sum())} labeled node(s) have no edge; Poisson "
+                          "learning needs every labeled node connected: rebuild the graph with a "
+                          "larger k")
+    from scipy.sparse.csgraph import connected_components
+
+    n_comp, comp = connected_components(W, directed=False)
+    big = np.bincount(comp)
+    if n_comp > 1 and np.count_nonzero(big > 1) > 1:
+        raise SolverError(f"the graph has {np.count_nonzero(big > 1)} connected components of more "
+                          "than one node; Poisson learning centres its sources over one connected "
+                          "graph: rebuild it with a larger k, or use 'laplace'")
+
+
 def poisson_cg(W, B: np.ndarray, *, tol: float = 1e-3, max_iter: int = 10000):
     """U with L U = B and sum_i d_i U_i = 0, by CG on the symmetric normalized system
     (I - D^-1/2 W D^-1/2) V = D^-1/2 B, U = D^-1/2 V (as GraphLearning does; the stop is each
@@ -141,10 +167,11 @@ def poisson_cg(W, B: np.ndarray, *, tol: float = 1e-3, max_iter: int = 10000):
 
 
 def poisson_random_walk(W, B: np.ndarray, labeled: np.ndarray, *, min_iter: int = 50,
-                        max_iter: int = 1000) -> tuple[np.ndarray, int]:
+                        max_iter: int = 1000) -> tuple[np.ndarray, int, bool]:
     """The paper's Algorithm 1: U <- U + D^-1 (B - L U) from U = 0, run until the random walk
     started at the labeled nodes has mixed, |p_T - d / sum(d)|_inf <= 1/n with
-    p_{t+1} = W D^-1 p_t (at least ``min_iter``, at most ``max_iter`` steps)."""
+    p_{t+1} = W D^-1 p_t (at least ``min_iter``, at most ``max_iter`` steps). Returns
+    (U, steps, whether the walk mixed)."""
     W, d = _weights(W)
     n = W.shape[0]
     dinv = np.zeros_like(d)
@@ -157,11 +184,14 @@ def poisson_random_walk(W, B: np.ndarray, labeled: np.ndarray, *, min_iter: int 
     walk = sp.csr_matrix(W @ sp.diags(dinv))    # W D^-1
     U = np.zeros_like(B, dtype=np.float64)
     t = 0
-    while t < max_iter and (t < min_iter or np.abs(p - p_inf).max() > 1.0 / n):
+    def mixed():
+        return np.abs(p - p_inf).max() <= 1.0 / n
+
+    while t < max_iter and (t < min_iter or not mixed()):
         U = Db + P @ U
         p = walk @ p
         t += 1
-    return U, t
+    return U, t, bool(mixed())
 
 
 # -- MBO ---------------------------------------------------------------------------------------
@@ -172,8 +202,9 @@ def volume_label_projection(scores: np.ndarray, priors: np.ndarray, weights=None
     The class weights s start at ``weights`` (or 1) and take gradient steps on the volume misfit,
     s <- s - step (fraction - prior), normalized by s_0, until max |fraction - prior| <= tol
     (Calder et al. 2020, the volume-constrained step of PoissonMBO; the scores are first mapped to
-    [0, 1] as GraphLearning does, so that the weights act on non-negative numbers).
-    Returns (labels, weights, misfit).
+    [0, 1] as GraphLearning does, so that the weights act on non-negative numbers). GraphLearning
+    takes one more step after reaching tol; here the loop stops there, so the returned labels
+    meet tol whenever it was reached. Returns (labels, weights, misfit of those labels).
     """
     u = np.asarray(scores, dtype=np.float64)
     u = u - u.min()
@@ -185,12 +216,13 @@ def volume_label_projection(scores: np.ndarray, priors: np.ndarray, weights=None
     for _ in range(int(max_iter)):
         frac = np.bincount(np.argmax(u * w, axis=1), minlength=k) / u.shape[0]
         grad = frac - priors
-        err = float(np.abs(grad).max())
+        if np.abs(grad).max() <= tol:
+            break
         w = w - step * grad
         w = w / w[0]
-        if err <= tol:
-            break
-    return np.argmax(u * w, axis=1), w, err
+    labels = np.argmax(u * w, axis=1)
+    misfit = float(np.abs(np.bincount(labels, minlength=k) / u.shape[0] - priors).max())
+    return labels, w, misfit
 
 
 def poisson_mbo(W, B: np.ndarray, labels0: np.ndarray, priors: np.ndarray, *, mu: float = 1.0,
@@ -204,6 +236,8 @@ def poisson_mbo(W, B: np.ndarray, labels0: np.ndarray, priors: np.ndarray, *, mu
     """
     W, d = _weights(W)
     k = B.shape[1]
+    if not d.max(initial=0.0) > 0:
+        raise SolverError("PoissonMBO needs a graph with edges (every degree is 0)")
     dt = 1.0 / d.max()
     src = (mu * dt) * B
     labels, w, err = labels0, None, np.nan
@@ -237,17 +271,21 @@ def plaplace_learning(W, labeled: np.ndarray, F: np.ndarray, p: float = 10.0, *,
     neighbours (unweighted, GraphLearning's fast variant). That is the fixed point
     u = a * mean + (1 - a) * midrange, a = 1 / (p - 1), iterated (Jacobi, all columns at once)
     until the largest change is <= tol. Returns (U, iterations, last change)."""
-    if not p > 2:
-        raise SolverError(f"p-Laplace learning needs p > 2, got p={p!r} (p = 2 is Laplace learning)")
+    if not 2 < p < np.inf:
+        raise SolverError(f"p-Laplace learning needs a finite p > 2, got p={p!r} (p = 2 is Laplace "
+                          "learning)")
     W, d = _weights(W)
     n = W.shape[0]
-    if np.any(d == 0):
-        raise SolverError(f"{int((d == 0).sum())} node(s) have no edge; rebuild the graph with a larger k")
-    _check_reached(W, labeled)
-    a = 1.0 / (p - 1.0)
-    P = sp.csr_matrix(sp.diags(1.0 / d) @ W)
     free = np.ones(n, dtype=bool)
     free[labeled] = False
+    if np.any(d[free] == 0):
+        raise SolverError(f"{int((d[free] == 0).sum())} unlabeled node(s) have no edge; p-Laplace "
+                          "learning cannot reach them: rebuild the graph with a larger k")
+    _check_reached(W, labeled)
+    a = 1.0 / (p - 1.0)
+    dinv = np.zeros_like(d)
+    np.divide(1.0, d, out=dinv, where=d > 0)
+    P = sp.csr_matrix(sp.diags(dinv) @ W)
     U = np.zeros((n, F.shape[1]))
     U[labeled] = F
     change, t = np.inf, 0

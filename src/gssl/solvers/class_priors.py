@@ -29,8 +29,8 @@ def check_class_priors(owner: str, priors, required: bool = False) -> None:
                               f"list of class fractions, got {priors!r}")
         return
     values = list(priors) if isinstance(priors, (list, tuple, np.ndarray)) else []
-    if len(values) < 2 or not all(isinstance(v, numbers.Real) and not isinstance(v, bool) and v > 0
-                                  for v in values):
+    if len(values) < 2 or not all(isinstance(v, numbers.Real) and not isinstance(v, bool)
+                                  and 0 < v < np.inf for v in values):
         need = " (this method needs them)" if required else ""
         raise ConfigError(f"{owner}: class_priors must be one of {list(PRIOR_RULES)} or a list of "
                           f">= 2 positive class fractions{need}, got {priors!r}")
@@ -52,14 +52,20 @@ def resolve_priors(priors, codes: np.ndarray, n_classes: int) -> np.ndarray | No
     return p / p.sum()
 
 
-def prior_corrected_labels(estimator, priors, codes: np.ndarray) -> tuple[np.ndarray, float]:
-    """Labels of every node from a fitted classifier's class scores, corrected to ``priors``;
-    returns (labels in the estimator's classes, the remaining misfit of the class fractions)."""
+def prior_corrected_labels(estimator, priors, codes: np.ndarray, mask=None) -> tuple[np.ndarray, float]:
+    """Labels of every node from a fitted classifier's class scores, the nodes in ``mask`` (all
+    when None; e.g. leave out nodes a split does not use, whose scores may be placeholders)
+    projected onto ``priors``, the others keeping the estimator's labels. Returns (labels in the
+    estimator's classes, the remaining misfit of the projected nodes' class fractions)."""
     scores = getattr(estimator, "decision_function_", None)
     classes = getattr(estimator, "classes_", None)
     if scores is None or classes is None or np.ndim(scores) != 2 or scores.shape[1] != len(classes):
         raise SolverError(f"{type(estimator).__name__} has no per-class scores "
                           f"(decision_function_ of shape (n, C)) to correct with class_priors")
     codes = np.where(codes >= 0, np.searchsorted(classes, codes), -1)
-    labels, _, misfit = volume_label_projection(scores, resolve_priors(priors, codes, len(classes)))
-    return classes[labels], misfit
+    rows = np.ones(len(codes), dtype=bool) if mask is None else np.asarray(mask, dtype=bool)
+    labels = np.asarray(estimator.transduction_).copy()
+    projected, _, misfit = volume_label_projection(np.asarray(scores)[rows],
+                                                   resolve_priors(priors, codes, len(classes)))
+    labels[rows] = classes[projected]
+    return labels, misfit

@@ -14,9 +14,10 @@ import numbers
 import numpy as np
 
 from ..errors import ConfigError
-from ..optim.graph_learning import (REWEIGHTINGS, laplace_learning, one_hot, plaplace_learning,
-                                    poisson_cg, poisson_mbo, poisson_random_walk, poisson_source,
-                                    reweight, volume_label_projection)
+from ..optim.graph_learning import (R_RULES, REWEIGHTINGS, check_poisson_graph, laplace_learning,
+                                    one_hot, plaplace_learning, poisson_cg, poisson_mbo,
+                                    poisson_random_walk, poisson_source, reweight,
+                                    volume_label_projection)
 from .base import SemiSupervisedClassifier, check_positive
 from .class_priors import check_class_priors as _check_priors
 from .class_priors import resolve_priors
@@ -28,15 +29,23 @@ def _check_int(owner: str, name: str, v, low: int) -> None:
 
 
 class _GraphLearner(SemiSupervisedClassifier):
-    """Shared label handling: labeled rows, one-hot targets and the optional prior correction."""
+    """Shared label handling: the solve (``_solve``, which may record ``fit_metrics_``) and the
+    optional prior correction of its scores."""
 
-    def _labels_with_priors(self, scores, codes, n_classes):
+    def _fit(self, graph, codes, n_classes):
+        self.fit_metrics_ = {}  # nothing left over from an earlier fit
+        out = self._solve(graph, codes, n_classes)
+        if isinstance(out, tuple):  # the method's own labels (PoissonMBO)
+            return out
         priors = resolve_priors(self.class_priors, codes, n_classes)
         if priors is None:
-            return scores
-        labels, _, misfit = volume_label_projection(scores, priors)
-        self.fit_metrics_ = {**getattr(self, "fit_metrics_", {}), "volume_misfit": misfit}
-        return scores, labels
+            return out
+        labels, _, self.fit_metrics_["volume_misfit"] = volume_label_projection(out, priors)
+        return out, labels
+
+    def _solve(self, graph, codes, n_classes):
+        """Class scores (n, C), or (scores, class indices) when the method decides the labels."""
+        raise NotImplementedError
 
 
 class LaplaceLearning(_GraphLearner):
@@ -47,8 +56,13 @@ class LaplaceLearning(_GraphLearner):
     reweighting : {"none", "wnll", "properly"}, default="none"
         Weights raised near the labeled nodes before solving: WNLL (Shi, Osher & Zhu 2017) or the
         properly weighted Laplacian (Calder & Slepcev 2019; needs node features graph.X).
-    r, alpha, zeta : float, default=0.1, 2.0, 1e7
-        Radius (in feature units), exponent and cap of the properly weighted Laplacian.
+    r : float or "median_label_distance", default=0.1
+        Radius of the properly weighted Laplacian, in feature units (GraphLearning's default), or
+        the median distance from the unlabeled nodes to their nearest labeled node (a scale that
+        follows the data's: 0.1 is tiny on pixels in 0..255, where only the labeled nodes' edges
+        would be raised).
+    alpha, zeta : float, default=2.0, 1e7
+        Exponent and cap of the properly weighted Laplacian.
     tol : float, default=1e-6
         Relative residual at which the conjugate gradients stop (per class).
     max_iter : int, default=10000
@@ -79,13 +93,18 @@ class LaplaceLearning(_GraphLearner):
         if self.reweighting not in REWEIGHTINGS:
             raise ConfigError(f"{own}: reweighting must be one of {list(REWEIGHTINGS)}, "
                               f"got {self.reweighting!r}")
-        check_positive(own, r=self.r, alpha=self.alpha, tol=self.tol)
+        if not (isinstance(self.r, str) and self.r in R_RULES):
+            if isinstance(self.r, str):
+                raise ConfigError(f"{own}: r must be a positive number or one of {list(R_RULES)}, "
+                                  f"got {self.r!r}")
+            check_positive(own, r=self.r)
+        check_positive(own, alpha=self.alpha, tol=self.tol)
         if isinstance(self.zeta, bool) or not isinstance(self.zeta, numbers.Real) or not self.zeta > 1:
             raise ConfigError(f"{own}: zeta must be a number > 1, got {self.zeta!r}")
         _check_int(own, "max_iter", self.max_iter, 1)
         _check_priors(own, self.class_priors)
 
-    def _fit(self, graph, codes, n_classes):
+    def _solve(self, graph, codes, n_classes):
         labeled = np.flatnonzero(codes >= 0)
         W = reweight(graph.W, labeled, self.reweighting, graph.X, r=self.r, alpha=self.alpha,
                      zeta=self.zeta)
@@ -93,8 +112,8 @@ class LaplaceLearning(_GraphLearner):
                                  max_iter=self.max_iter)
         self.n_iter_, self.converged_ = cg.n_iter, cg.converged
         self.stop_reason_ = "tol" if cg.converged else "max_iter"
-        self.fit_metrics_ = {"cg_residual": float(cg.residual.max(initial=0.0))}
-        return self._labels_with_priors(U, codes, n_classes)
+        self.fit_metrics_["cg_residual"] = float(cg.residual.max(initial=0.0))
+        return U
 
 
 class PoissonLearning(_GraphLearner):
@@ -130,24 +149,27 @@ class PoissonLearning(_GraphLearner):
         check_positive(own, tol=self.tol)
         _check_int(own, "min_iter", self.min_iter, 0)
         _check_int(own, "max_iter", self.max_iter, 1)
+        if self.solver == "random_walk" and self.min_iter > self.max_iter:
+            raise ConfigError(f"{own}: min_iter ({self.min_iter}) must not exceed max_iter "
+                              f"({self.max_iter})")
         _check_priors(own, self.class_priors)
 
     def _poisson(self, graph, codes, n_classes):
+        check_poisson_graph(graph.W, np.flatnonzero(codes >= 0))
         B = poisson_source(codes, n_classes)
         if self.solver == "cg":
             U, cg = poisson_cg(graph.W, B, tol=self.tol, max_iter=10 * self.max_iter)
             self.n_iter_, self.converged_ = cg.n_iter, cg.converged
             self.stop_reason_ = "tol" if cg.converged else "max_iter"
         else:
-            U, t = poisson_random_walk(graph.W, B, np.flatnonzero(codes >= 0),
-                                       min_iter=self.min_iter, max_iter=self.max_iter)
-            self.n_iter_, self.converged_ = t, t < self.max_iter
+            U, t, mixed = poisson_random_walk(graph.W, B, np.flatnonzero(codes >= 0),
+                                              min_iter=self.min_iter, max_iter=self.max_iter)
+            self.n_iter_, self.converged_ = t, mixed
             self.stop_reason_ = "mixed" if self.converged_ else "max_iter"
         return U, B
 
-    def _fit(self, graph, codes, n_classes):
-        U, _ = self._poisson(graph, codes, n_classes)
-        return self._labels_with_priors(U, codes, n_classes)
+    def _solve(self, graph, codes, n_classes):
+        return self._poisson(graph, codes, n_classes)[0]
 
 
 class PoissonMBO(PoissonLearning):
@@ -156,6 +178,8 @@ class PoissonMBO(PoissonLearning):
     projection on the class fractions ``class_priors`` (required; default ``"labeled"``).
 
     decision_function_ is the last heat-step U before its projection; labels are the projection.
+    converged_ / stop_reason_ / n_iter_ describe the Poisson start (the MBO steps are a fixed
+    number); fit_metrics_["volume_misfit"] is the class-fraction misfit of the final labels.
     """
 
     def __init__(self, *, solver="cg", tol=1e-3, min_iter=50, max_iter=1000, class_priors="labeled",
@@ -174,12 +198,12 @@ class PoissonMBO(PoissonLearning):
         _check_int(own, "n_outer", self.n_outer, 1)
         _check_int(own, "n_inner", self.n_inner, 1)
 
-    def _fit(self, graph, codes, n_classes):
+    def _solve(self, graph, codes, n_classes):
         U, B = self._poisson(graph, codes, n_classes)
         priors = resolve_priors(self.class_priors, codes, n_classes)
         labels, U, misfit = poisson_mbo(graph.W, B, np.argmax(U, axis=1), priors, mu=self.mu,
                                         n_outer=self.n_outer, n_inner=self.n_inner)
-        self.fit_metrics_ = {"volume_misfit": misfit}
+        self.fit_metrics_["volume_misfit"] = misfit
         return U, labels
 
 
@@ -205,17 +229,17 @@ class PLaplaceLearning(_GraphLearner):
 
     def check_params(self):
         own = type(self).__name__
-        if isinstance(self.p, bool) or not isinstance(self.p, numbers.Real) or not self.p > 2:
-            raise ConfigError(f"{own}: p must be a number > 2 (p = 2 is the 'laplace' solver), "
+        if isinstance(self.p, bool) or not isinstance(self.p, numbers.Real) or not 2 < self.p < np.inf:
+            raise ConfigError(f"{own}: p must be a finite number > 2 (p = 2 is the 'laplace' solver), "
                               f"got {self.p!r}")
         check_positive(own, tol=self.tol)
         _check_int(own, "max_iter", self.max_iter, 1)
         _check_priors(own, self.class_priors)
 
-    def _fit(self, graph, codes, n_classes):
+    def _solve(self, graph, codes, n_classes):
         labeled = np.flatnonzero(codes >= 0)
         U, t, change = plaplace_learning(graph.W, labeled, one_hot(codes[labeled], n_classes),
                                          float(self.p), tol=self.tol, max_iter=self.max_iter)
         self.n_iter_, self.converged_ = t, change <= self.tol
         self.stop_reason_ = "tol" if self.converged_ else "max_iter"
-        return self._labels_with_priors(U, codes, n_classes)
+        return U
