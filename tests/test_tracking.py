@@ -1,9 +1,9 @@
 import json
+import multiprocessing
+import os
+import time
 
 import pytest
-
-import multiprocessing
-import time
 
 from gssl.tracking import (KIND_TAG, SUPERSEDED_TAG, TrackingError, default_tracking_uri, flatten,
                            init_store, log_cell, log_run, read_sentinel, summarize)
@@ -198,3 +198,17 @@ def test_experiments_carry_the_kind_and_the_saved_views(tmp_path):
     assert "metrics.`purity_sem`" in state["selectedColumns"]
     assert ui_link(ids["clu"]).endswith(f"/#/experiments/{ids['clu']}/runs?workflowType="
                                         f"machine_learning&viewStateShareKey={CELL_VIEW}")
+
+
+def test_mlflow_telemetry_is_off_unless_the_user_turns_it_on():
+    import subprocess
+    import sys
+
+    probe = ("import os, gssl.tracking, mlflow.telemetry.utils as t; "
+             "print(os.environ['MLFLOW_DISABLE_TELEMETRY'], t.is_telemetry_disabled())")
+    env = {k: v for k, v in os.environ.items() if k not in ("MLFLOW_DISABLE_TELEMETRY", "DO_NOT_TRACK")}
+    out = subprocess.run([sys.executable, "-c", probe], env=env, capture_output=True, text=True, check=True)
+    assert out.stdout.split() == ["true", "True"]
+    env["MLFLOW_DISABLE_TELEMETRY"] = "false"
+    out = subprocess.run([sys.executable, "-c", probe], env=env, capture_output=True, text=True, check=True)
+    assert out.stdout.split()[0] == "false"

@@ -25,6 +25,11 @@ from pathlib import Path
 from .errors import GsslError
 from .hashing import canonical_json
 
+# MLflow's usage telemetry stays off in every gssl process unless the user turns it on
+# (MLFLOW_DISABLE_TELEMETRY=false): a benchmark run should not contact an outside host, offline
+# jobs cannot, and its background thread made 2 % of server-logged runs fail (issue #21).
+os.environ.setdefault("MLFLOW_DISABLE_TELEMETRY", "true")
+
 TAG_PREFIX = "gssl."
 SUMMARY_TAG = "gssl.summary"
 SUPERSEDED_TAG = "gssl.superseded"
