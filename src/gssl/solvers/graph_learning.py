@@ -63,8 +63,9 @@ class LaplaceLearning(_GraphLearner):
         would be raised).
     alpha, zeta : float, default=2.0, 1e7
         Exponent and cap of the properly weighted Laplacian.
-    tol : float, default=1e-6
-        Relative residual at which the conjugate gradients stop (per class).
+    tol : float, default=1e-5
+        Relative residual at which the conjugate gradients stop (per class; GraphLearning's
+        tolerance, which it applies to the absolute residual of all classes).
     max_iter : int, default=10000
         Most CG iterations.
     class_priors : None, "uniform", "labeled" or list of float, default=None
@@ -78,7 +79,7 @@ class LaplaceLearning(_GraphLearner):
         CG iterations.
     """
 
-    def __init__(self, *, reweighting="none", r=0.1, alpha=2.0, zeta=1e7, tol=1e-6, max_iter=10000,
+    def __init__(self, *, reweighting="none", r=0.1, alpha=2.0, zeta=1e7, tol=1e-5, max_iter=10000,
                  class_priors=None):
         self.reweighting = reweighting
         self.r = r
