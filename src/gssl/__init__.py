@@ -1,3 +1,27 @@
-"""gssl: reproducible benchmarking of graph-based semi-supervised learning and clustering."""
+"""gssl: reproducible benchmarking of graph-based semi-supervised learning and clustering.
+
+From Python (the workflow is the main road; see the README's "Use from Python"):
+
+    import gssl
+    G = gssl.build_graph(X, k=10, weights="gaussian_kth", symmetrize="mean")
+    labels = gssl.make_solver("poisson").fit(G, y).predict()   # y: -1 where unlabeled
+
+``build_graph``, ``make_solver`` and ``Graph`` are imported on first use, so that ``import gssl``
+stays light for the workflow's job scripts.
+"""
 
 __version__ = "0.1.0"
+
+_LAZY = {"build_graph": "gssl.graphs", "Graph": "gssl.graphs", "make_solver": "gssl.solvers.registry"}
+
+
+def __getattr__(name):
+    if name in _LAZY:
+        import importlib
+
+        return getattr(importlib.import_module(_LAZY[name]), name)
+    raise AttributeError(f"module 'gssl' has no attribute {name!r}")
+
+
+def __dir__():
+    return sorted([*globals(), *_LAZY])

@@ -28,7 +28,7 @@ from .lle import barycenter_weights, lle_weights
 from .weights import (SIGMA_RULES, SYMMETRIZATIONS, binary, gaussian_kth, heat, local_scales,
                       resolve_sigma, self_tuning, symmetrize)
 
-__all__ = ["Graph", "build_graph", "validate_graph_spec", "GRAPH_KINDS", "WEIGHTS",
+__all__ = ["Graph", "build_graph", "as_graph", "check_weight_matrix", "validate_graph_spec", "GRAPH_KINDS", "WEIGHTS",
            "knn_distances", "neighbors_to_csr", "binary", "heat", "self_tuning", "gaussian_kth",
            "local_scales",
            "resolve_sigma", "symmetrize", "lle_weights", "barycenter_weights", "laplacian",
@@ -121,6 +121,50 @@ def _knn_weights(X, spec: dict) -> tuple[sp.csr_matrix, dict]:
     return symmetrize(W, spec["symmetrize"]), info
 
 
+def check_weight_matrix(W) -> sp.csr_matrix:
+    """W as a symmetric CSR matrix with finite non-negative weights and no self-loops; anything
+    else raises GraphError saying what is wrong and how to fix it."""
+    if not (sp.issparse(W) or isinstance(W, np.ndarray)) or np.ndim(W) != 2 or W.shape[0] != W.shape[1]:
+        raise GraphError(f"a weight matrix W must be a square SciPy sparse matrix or 2-D array, got "
+                         f"{type(W).__name__} of shape {getattr(W, 'shape', None)}")
+    W = sp.csr_matrix(W, dtype=np.float64)
+    if not np.all(np.isfinite(W.data)):
+        raise GraphError("W has NaN or infinite weights; weights must be finite numbers >= 0")
+    if W.nnz and W.data.min() < 0:
+        raise GraphError(f"W has {int((W.data < 0).sum())} negative weights (smallest "
+                         f"{W.data.min():.3g}); graph weights must be >= 0 (a similarity, not a "
+                         f"distance or a signed matrix)")
+    asym = abs(W - W.T)
+    scale = float(abs(W).max()) if W.nnz else 0.0
+    if asym.nnz and asym.max() > 1e-10 * max(scale, 1e-300):
+        raise GraphError(f"W is not symmetric (max |W - W'| = {asym.max():.3g}); symmetrize it, e.g. "
+                         f"(W + W.T) / 2 or gssl.graphs.symmetrize(W, 'max')")
+    W = sp.csr_matrix(W - sp.diags(W.diagonal()))
+    W.eliminate_zeros()
+    return W
+
+
+def as_graph(G, graph: dict | None = None) -> Graph:
+    """What a solver's ``fit`` takes, as a :class:`Graph`: a Graph as is; a weight matrix W (SciPy
+    sparse, or a dense square array) checked by :func:`check_weight_matrix`; or features X with
+    ``graph`` = a spec (``{"k": 10}``; kind knn by default) to build one."""
+    if isinstance(G, Graph):
+        if graph is not None:
+            raise ConfigError("graph= builds a graph from features, but a gssl Graph was given: "
+                              "drop graph=")
+        return G
+    if graph is not None:
+        if not isinstance(graph, dict):
+            raise ConfigError(f"graph= must be a graph spec mapping, e.g. {{'k': 10}}, got {graph!r}")
+        X = G if sp.issparse(G) else np.asarray(G, dtype=np.float64)
+        return build_graph(X, {"kind": "knn", **graph})
+    if sp.issparse(G) or (isinstance(G, np.ndarray) and G.ndim == 2 and G.shape[0] == G.shape[1]):
+        return Graph(W=check_weight_matrix(G))
+    raise ConfigError(f"fit takes a gssl Graph, a weight matrix W (SciPy sparse or a square array) or "
+                      f"features X with graph={{'k': 10, ...}}; got {type(G).__name__} of shape "
+                      f"{getattr(G, 'shape', None)}: to build a kNN graph from features, pass graph=")
+
+
 def _precomputed(W, X) -> sp.csr_matrix:
     if W is None:
         raise ConfigError("graph kind 'precomputed' needs an adjacency matrix W (graph-only datasets)")
@@ -135,10 +179,19 @@ def _precomputed(W, X) -> sp.csr_matrix:
     return symmetrize(W, "max")
 
 
-def build_graph(X=None, spec: dict | None = None, W=None) -> Graph:
-    """Build the graph described by ``spec`` from features X (kinds knn, lle) or a given W."""
-    if spec is None:
-        raise ConfigError("build_graph needs a graph spec, e.g. {'kind': 'knn', 'k': 10}")
+def build_graph(X=None, spec: dict | None = None, W=None, **keys) -> Graph:
+    """Build the graph described by ``spec`` from features X (kinds knn, lle) or a given W.
+
+    The spec's keys may be given as keyword arguments instead (the config's names), e.g.
+    ``build_graph(X, k=10, weights="gaussian_kth", symmetrize="mean")``; ``kind`` defaults to
+    ``"knn"`` (``"precomputed"`` when only W is given).
+    """
+    if keys or spec is None:
+        if spec is None and not keys and X is None and W is None:
+            raise ConfigError("build_graph needs features X (or a weight matrix W) and a graph spec, "
+                              "e.g. build_graph(X, k=10) or build_graph(X, {'kind': 'knn', 'k': 10})")
+        kind = "precomputed" if X is None and W is not None else "knn"
+        spec = {"kind": kind, **(spec or {}), **keys}
     spec = validate_graph_spec(spec)
     kind, V = spec["kind"], None
     params = dict(spec)

@@ -29,9 +29,29 @@ class SemiSupervisedClassifier(ClassifierMixin, BaseEstimator):
         """Validate hyper-parameters (ConfigError); called by make_solver and by fit."""
 
     # -- fitting -----------------------------------------------------------------------------
-    def fit(self, graph, y, n_classes: int | None = None, validation=None):
-        """``validation``: optional (node indices, labels) held out from ``y`` for model selection
-        or early stopping; methods that do not use it ignore it (it never enters the fit)."""
+    def fit(self, X, y, n_classes: int | None = None, validation=None, *, graph: dict | None = None):
+        """Fit on the nodes of a graph; ``y`` holds a class label per node, -1 where unlabeled.
+
+        Parameters
+        ----------
+        X : gssl Graph, weight matrix or features
+            A :class:`gssl.graphs.Graph`; a symmetric non-negative weight matrix W (SciPy sparse or
+            a square array; kernel methods then have no features); or features (n, d) with
+            ``graph`` = a spec to build the graph from them (``{"k": 10}``: a kNN graph with the
+            config's keys and defaults).
+        y : array (n,)
+            Integer labels, -1 for unlabeled nodes.
+        n_classes : int, optional
+            Number of classes (labels 0..n_classes-1); by default the distinct labels of y.
+        validation : (indices, labels), optional
+            Held out from ``y`` for model selection or early stopping; methods that do not use
+            it ignore it (it never enters the fit).
+        graph : dict, optional
+            Graph spec when X holds features.
+        """
+        from ..graphs import as_graph
+
+        graph = as_graph(X, graph)
         self.check_params()
         classes, codes = check_labels(graph, y, n_classes)
         self.classes_ = classes
@@ -89,6 +109,9 @@ def check_labels(graph, y, n_classes: int | None = None) -> tuple[np.ndarray, np
     """
     y = np.asarray(y)
     n = graph.n_nodes
+    if y.dtype.kind == "f" and np.isnan(y).any():
+        raise SolverError(f"y has {int(np.isnan(y).sum())} NaN entries; mark unlabeled nodes with -1 "
+                          f"(as scikit-learn's semi_supervised does), e.g. np.where(np.isnan(y), -1, y)")
     if y.ndim != 1 or y.size != n:
         raise SolverError(f"y must be a 1-D array with one entry per graph node ({n}), got shape "
                           f"{y.shape}")

@@ -14,6 +14,7 @@ from sklearn.base import BaseEstimator, ClusterMixin
 from sklearn.utils.validation import check_is_fitted
 
 from ..errors import ConfigError, SolverError
+from ..graphs import as_graph
 from .base import require_features
 
 
@@ -77,7 +78,8 @@ class SpectralGraphClustering(_GraphClusterer):
             raise ConfigError(f"{own}: eigen_solver must be null, arpack, lobpcg or amg, got "
                               f"{self.eigen_solver!r}")
 
-    def fit(self, graph, y=None, n_classes=None, validation=None):
+    def fit(self, X, y=None, n_classes=None, validation=None, *, graph=None):
+        graph = as_graph(X, graph)  # a gssl Graph, a weight matrix W, or features with graph=
         from sklearn.cluster import SpectralClustering
 
         self.check_params()
@@ -110,7 +112,8 @@ class KMeansClustering(_GraphClusterer):
         if isinstance(self.tol, bool) or not isinstance(self.tol, (int, float)) or self.tol < 0:
             raise ConfigError(f"{own}: tol must be a number >= 0, got {self.tol!r}")
 
-    def fit(self, graph, y=None, n_classes=None, validation=None):
+    def fit(self, X, y=None, n_classes=None, validation=None, *, graph=None):
+        graph = as_graph(X, graph)  # a gssl Graph, a weight matrix W, or features with graph=
         from sklearn.cluster import KMeans
 
         self.check_params()

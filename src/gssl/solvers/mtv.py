@@ -96,8 +96,13 @@ class MTVClustering(ClusterMixin, BaseEstimator):
                               f"{self.ncut_eigen_solver!r}")
 
     # -- fitting -----------------------------------------------------------------------------
-    def fit(self, graph, y=None, n_classes=None, validation=None):
-        """``validation`` is accepted for the pipeline's signature and ignored (never fitted)."""
+    def fit(self, X, y=None, n_classes=None, validation=None, *, graph=None):
+        """``X``: a gssl Graph, a weight matrix W, or features with ``graph`` = a spec (as
+        :meth:`SemiSupervisedClassifier.fit`). ``validation`` is accepted for the pipeline's
+        signature and ignored (never fitted)."""
+        from ..graphs import as_graph
+
+        graph = as_graph(X, graph)
         self.check_params()
         W = sp.csr_matrix(graph.W, dtype=np.float64)
         n = W.shape[0]

@@ -365,7 +365,11 @@ class _MaskedFitMixin:
     nodes in predict_mask but not in train_mask are coded out of sample; other nodes get zero
     scores (their labels in transduction_ are meaningless). Both default to every node."""
 
-    def fit(self, graph, y, n_classes=None, validation=None, train_mask=None, predict_mask=None):
+    def fit(self, X, y, n_classes=None, validation=None, train_mask=None, predict_mask=None, *,
+            graph=None):
+        from ..graphs import as_graph
+
+        graph = as_graph(X, graph)
         n = graph.n_nodes
         self._train_mask = (np.ones(n, bool) if train_mask is None
                             else np.asarray(train_mask, bool).copy())
@@ -376,7 +380,7 @@ class _MaskedFitMixin:
         y = np.asarray(y)
         if (y[~self._train_mask] != -1).any():
             raise SolverError("labeled nodes must lie inside train_mask")
-        return super().fit(graph, y, n_classes=n_classes, validation=validation)
+        return super().fit(graph, y, n_classes=n_classes, validation=validation)  # a Graph now
 
     def _decision_new(self, X_new):
         X_new = np.asarray(X_new.toarray() if sp.issparse(X_new) else X_new, dtype=np.float64)
