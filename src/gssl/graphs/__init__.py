@@ -158,8 +158,14 @@ def as_graph(G, graph: dict | None = None) -> Graph:
             raise ConfigError(f"graph= must be a graph spec mapping, e.g. {{'k': 10}}, got {graph!r}")
         X = G if sp.issparse(G) else np.asarray(G, dtype=np.float64)
         return build_graph(X, {"kind": "knn", **graph})
-    if sp.issparse(G) or (isinstance(G, np.ndarray) and G.ndim == 2 and G.shape[0] == G.shape[1]):
+    if sp.issparse(G):
         return Graph(W=check_weight_matrix(G))
+    if isinstance(G, np.ndarray) and G.ndim == 2 and G.shape[0] == G.shape[1]:
+        try:
+            return Graph(W=check_weight_matrix(G))
+        except GraphError as exc:  # a square array may hold features (n points, n dimensions)
+            raise GraphError(f"{exc}; if the array holds features, pass graph={{'k': 10, ...}} to "
+                             f"build a graph from them") from exc
     raise ConfigError(f"fit takes a gssl Graph, a weight matrix W (SciPy sparse or a square array) or "
                       f"features X with graph={{'k': 10, ...}}; got {type(G).__name__} of shape "
                       f"{getattr(G, 'shape', None)}: to build a kNN graph from features, pass graph=")
