@@ -138,12 +138,32 @@ def test_random_walk_stops_when_the_walk_has_mixed(digits):
     assert t_cap == t - 1 and not mixed
 
 
-def test_poisson_refuses_a_disconnected_graph():
-    W = sp.block_diag([sp.csr_matrix(np.ones((4, 4)) - np.eye(4))] * 2).tocsr()
+def clique_pair(extra=0):
+    """Two 4-cliques (and ``extra`` more, unlabeled in the tests)."""
+    return sp.block_diag([sp.csr_matrix(np.ones((4, 4)) - np.eye(4))] * (2 + extra)).tocsr()
+
+
+@pytest.mark.parametrize("solver", ["laplace", "poisson", "poisson_mbo", "plaplace"])
+def test_components_are_solved_each_with_its_own_labels(solver):
+    """Poisson's sources are centred within each component (globally centred sources have no
+    solution on a disconnected graph); every method labels each component from its labels."""
     codes = np.array([0, -1, -1, -1, 1, 0, -1, -1])
-    for solver in ("poisson", "poisson_mbo"):
-        with pytest.raises(SolverError, match="2 connected components"):
-            make_solver(solver).fit(Graph(W=W), codes)
+    est = make_solver(solver, {"class_priors": [0.5, 0.5]} if solver == "poisson_mbo" else {})
+    labels = est.fit(Graph(W=clique_pair()), codes).transduction_
+    assert labels[1:4].tolist() == [0, 0, 0] and est.fit_metrics_["unreached_nodes"] == 0
+    assert set(labels[6:8]) <= {0, 1}
+
+
+@pytest.mark.parametrize("solver", ["laplace", "poisson", "poisson_mbo", "plaplace"])
+def test_a_component_without_labels_errors_or_abstains(solver):
+    codes = np.array([0, -1, -1, -1, 1, -1, -1, -1] + [-1] * 4)
+    with pytest.raises(SolverError, match=r"1 connected component\(s\) of the graph \(4 nodes\)"):
+        make_solver(solver).fit(Graph(W=clique_pair(1)), codes)
+    est = make_solver(solver, {"unreachable": "abstain"}).fit(Graph(W=clique_pair(1)), codes)
+    assert est.transduction_[8:].tolist() == [-1] * 4
+    assert est.transduction_[1:4].tolist() == [0] * 3 and est.transduction_[5:8].tolist() == [1] * 3
+    assert est.fit_metrics_["unreached_nodes"] == 4
+    assert np.all(est.decision_function_[8:] == 0)
 
 
 def test_poisson_mbo_meets_its_class_priors(digits):
@@ -219,6 +239,7 @@ def test_plaplace_keeps_an_isolated_labeled_node():
     ("plaplace", {"p": float("inf")}, "p must be a finite number > 2"),
     ("poisson", {"solver": "random_walk", "min_iter": 10, "max_iter": 5}, "must not exceed max_iter"),
     ("laplace", {"r": "mean"}, "r must be a positive number or one of"),
+    ("poisson", {"unreachable": "ignore"}, "unreachable must be one of"),
 ])
 def test_bad_parameters_say_what_is_wrong(solver, params, message):
     with pytest.raises(ConfigError, match=message):

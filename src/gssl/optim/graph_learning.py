@@ -110,46 +110,53 @@ def laplace_learning(W, labeled: np.ndarray, F: np.ndarray, *, tol: float = 1e-6
     return U, cg
 
 
-def _check_reached(W: sp.csr_matrix, labeled: np.ndarray) -> None:
+def components(W) -> np.ndarray:
+    """Connected-component index of every node."""
     from scipy.sparse.csgraph import connected_components
 
-    n_comp, comp = connected_components(W, directed=False)
-    if n_comp > 1:
-        bare = np.setdiff1d(np.arange(n_comp), comp[labeled])
-        if bare.size:
-            size = int(np.isin(comp, bare).sum())
-            raise SolverError(f"{bare.size} connected component(s) of the graph ({size} nodes) hold "
-                              "no labeled node, so their labels are undetermined; rebuild the "
-                              "graph with a larger k or label a node in each component")
+    return connected_components(sp.csr_matrix(W), directed=False)[1]
+
+
+def reached_nodes(W, labeled: np.ndarray) -> np.ndarray:
+    """Mask of the nodes whose connected component holds a labeled node: the only ones a graph
+    method can label (elsewhere the labels are undetermined)."""
+    comp = components(W)
+    return np.isin(comp, comp[labeled])
+
+
+def unreached_message(n_unreached: int, n_components: int) -> str:
+    return (f"{n_components} connected component(s) of the graph ({n_unreached} nodes) hold no "
+            "labeled node, so their labels are undetermined; rebuild the graph with a larger k, "
+            "label a node in each component, or pass unreachable='abstain' to leave them "
+            "unlabeled (-1, scored as errors)")
+
+
+def _check_reached(W: sp.csr_matrix, labeled: np.ndarray) -> None:
+    comp = components(W)
+    bare = np.setdiff1d(comp, comp[labeled])
+    if bare.size:
+        raise SolverError(unreached_message(int(np.isin(comp, bare).sum()), bare.size))
 
 
 # -- Poisson learning --------------------------------------------------------------------------
-def poisson_source(codes: np.ndarray, n_classes: int) -> np.ndarray:
-    """B (n, C): y_j - mean(y) at each labeled node j (one-hot rows y), 0 elsewhere (eq. (9))."""
+def poisson_source(codes: np.ndarray, n_classes: int, comp: np.ndarray | None = None) -> np.ndarray:
+    """B (n, C): y_j - mean(y) at each labeled node j (one-hot rows y), 0 elsewhere (eq. (9)).
+
+    With ``comp`` (component index per node) the mean is taken within each connected component:
+    L U = B then has a solution on a graph of several components (the paper's graph is
+    connected, where both agree). A component without a labeled node gets no source."""
     labeled = np.flatnonzero(codes >= 0)
     Y = one_hot(codes[labeled], n_classes)
     B = np.zeros((codes.size, n_classes))
-    B[labeled] = Y - Y.mean(axis=0)
+    if comp is None:
+        B[labeled] = Y - Y.mean(axis=0)
+        return B
+    c = comp[labeled]
+    sums = np.zeros((comp.max() + 1, n_classes))
+    np.add.at(sums, c, Y)
+    counts = np.bincount(c, minlength=comp.max() + 1)
+    B[labeled] = Y - sums[c] / counts[c][:, None]
     return B
-
-
-def check_poisson_graph(W, labeled: np.ndarray) -> None:
-    """Poisson learning needs a connected graph: the sources are centred over the whole graph, so
-    L U = B has no solution when a component's sources do not sum to zero (and a labeled node
-    without an edge drops its source)."""
-    W, d = _weights(W)
-    if np.any(d[labeled] == 0):
-        raise SolverError(f"{int((d[labeled] == 0).sum())} labeled node(s) have no edge; Poisson "
-                          "learning needs every labeled node connected: rebuild the graph with a "
-                          "larger k")
-    from scipy.sparse.csgraph import connected_components
-
-    n_comp, comp = connected_components(W, directed=False)
-    big = np.bincount(comp)
-    if n_comp > 1 and np.count_nonzero(big > 1) > 1:
-        raise SolverError(f"the graph has {np.count_nonzero(big > 1)} connected components of more "
-                          "than one node; Poisson learning centres its sources over one connected "
-                          "graph: rebuild it with a larger k, or use 'laplace'")
 
 
 def poisson_cg(W, B: np.ndarray, *, tol: float = 1e-3, max_iter: int = 10000):

@@ -65,8 +65,8 @@ class SemiSupervisedClassifier(ClassifierMixin, BaseEstimator):
         out = self._fit(graph, codes, classes.size)
         scores, labels = out if isinstance(out, tuple) else (out, None)
         self.decision_function_ = np.asarray(scores, dtype=np.float64)
-        self.transduction_ = (self._labels(self.decision_function_) if labels is None
-                              else classes[labels])
+        self.transduction_ = (self._labels(self.decision_function_) if labels is None  # -1: abstained
+                              else np.where(labels >= 0, classes[np.maximum(labels, 0)], -1))
         # methods whose labels come from a split variable (the simplex g of the multiclass TV
         # family) leave the RKHS function f = K alpha in _F_last: its arg-max labels are the
         # papers' rule, reported beside (alternative_labels_["argmax_f"])

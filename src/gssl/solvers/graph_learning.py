@@ -5,6 +5,10 @@ labels and expose the scikit-learn estimator interface of :class:`SemiSupervised
 ``class_priors`` (every class here): ``None`` (labels are the arg-max of the scores) or a rule of
 :mod:`gssl.solvers.class_priors`; with priors, labels come from the volume-constrained projection
 of the scores (:func:`gssl.optim.graph_learning.volume_label_projection`).
+``unreachable`` (every class here): what to do with nodes in graph components that hold no
+labeled node, whose labels no graph method can decide: ``"error"`` (default: SolverError saying
+so) or ``"abstain"`` (solve on the labeled components; the others get label -1, scored as
+errors, and their count is ``fit_metrics_["unreached_nodes"]``).
 """
 
 from __future__ import annotations
@@ -13,11 +17,11 @@ import numbers
 
 import numpy as np
 
-from ..errors import ConfigError
-from ..optim.graph_learning import (R_RULES, REWEIGHTINGS, check_poisson_graph, laplace_learning,
+from ..errors import ConfigError, SolverError
+from ..optim.graph_learning import (R_RULES, REWEIGHTINGS, components, laplace_learning,
                                     one_hot, plaplace_learning, poisson_cg, poisson_mbo,
                                     poisson_random_walk, poisson_source, reweight,
-                                    volume_label_projection)
+                                    reached_nodes, unreached_message, volume_label_projection)
 from .base import SemiSupervisedClassifier, check_positive
 from .class_priors import check_class_priors as _check_priors
 from .class_priors import resolve_priors
@@ -28,20 +32,46 @@ def _check_int(owner: str, name: str, v, low: int) -> None:
         raise ConfigError(f"{owner}: {name} must be an integer >= {low}, got {v!r}")
 
 
+UNREACHABLE = ("error", "abstain")
+
+
 class _GraphLearner(SemiSupervisedClassifier):
-    """Shared label handling: the solve (``_solve``, which may record ``fit_metrics_``) and the
-    optional prior correction of its scores."""
+    """Shared handling: nodes in graph components without a label (``unreachable``), the solve
+    (``_solve``, which may record ``fit_metrics_``) and the optional prior correction."""
+
+    def _check_unreachable(self, own):
+        if self.unreachable not in UNREACHABLE:
+            raise ConfigError(f"{own}: unreachable must be one of {list(UNREACHABLE)}, got "
+                              f"{self.unreachable!r}")
 
     def _fit(self, graph, codes, n_classes):
+        from ..graphs.base import Graph
+
         self.fit_metrics_ = {}  # nothing left over from an earlier fit
+        reach = reached_nodes(graph.W, np.flatnonzero(codes >= 0))
+        n_out = int((~reach).sum())
+        self.fit_metrics_["unreached_nodes"] = n_out
+        if n_out and self.unreachable == "error":
+            comp = components(graph.W)
+            raise SolverError(unreached_message(n_out, np.unique(comp[~reach]).size))
+        if n_out:  # solve on the labeled components; the others abstain (label -1)
+            keep = np.flatnonzero(reach)
+            X = None if graph.X is None else graph.X[keep]
+            graph = Graph(W=graph.W[keep][:, keep], X=X, params=graph.params)
+            codes_all, codes = codes, codes[keep]
         out = self._solve(graph, codes, n_classes)
-        if isinstance(out, tuple):  # the method's own labels (PoissonMBO)
-            return out
-        priors = resolve_priors(self.class_priors, codes, n_classes)
-        if priors is None:
-            return out
-        labels, _, self.fit_metrics_["volume_misfit"] = volume_label_projection(out, priors)
-        return out, labels
+        scores, labels = out if isinstance(out, tuple) else (out, None)
+        if labels is None:  # the method's own labels (PoissonMBO) are kept as they are
+            priors = resolve_priors(self.class_priors, codes, n_classes)
+            if priors is not None:
+                labels, _, self.fit_metrics_["volume_misfit"] = volume_label_projection(scores, priors)
+        if not n_out:
+            return scores if labels is None else (scores, labels)
+        full = np.zeros((codes_all.size, n_classes))
+        full[keep] = scores
+        full_labels = np.full(codes_all.size, -1)
+        full_labels[keep] = np.argmax(scores, axis=1) if labels is None else labels
+        return full, full_labels
 
     def _solve(self, graph, codes, n_classes):
         """Class scores (n, C), or (scores, class indices) when the method decides the labels."""
@@ -80,7 +110,7 @@ class LaplaceLearning(_GraphLearner):
     """
 
     def __init__(self, *, reweighting="none", r=0.1, alpha=2.0, zeta=1e7, tol=1e-5, max_iter=10000,
-                 class_priors=None):
+                 class_priors=None, unreachable="error"):
         self.reweighting = reweighting
         self.r = r
         self.alpha = alpha
@@ -88,9 +118,11 @@ class LaplaceLearning(_GraphLearner):
         self.tol = tol
         self.max_iter = max_iter
         self.class_priors = class_priors
+        self.unreachable = unreachable
 
     def check_params(self):
         own = type(self).__name__
+        self._check_unreachable(own)
         if self.reweighting not in REWEIGHTINGS:
             raise ConfigError(f"{own}: reweighting must be one of {list(REWEIGHTINGS)}, "
                               f"got {self.reweighting!r}")
@@ -136,15 +168,18 @@ class PoissonLearning(_GraphLearner):
         Class fractions for the volume-constrained label decision (None: arg-max).
     """
 
-    def __init__(self, *, solver="cg", tol=1e-3, min_iter=50, max_iter=1000, class_priors=None):
+    def __init__(self, *, solver="cg", tol=1e-3, min_iter=50, max_iter=1000, class_priors=None,
+                 unreachable="error"):
         self.solver = solver
         self.tol = tol
         self.min_iter = min_iter
         self.max_iter = max_iter
         self.class_priors = class_priors
+        self.unreachable = unreachable
 
     def check_params(self):
         own = type(self).__name__
+        self._check_unreachable(own)
         if self.solver not in ("cg", "random_walk"):
             raise ConfigError(f"{own}: solver must be 'cg' or 'random_walk', got {self.solver!r}")
         check_positive(own, tol=self.tol)
@@ -156,8 +191,8 @@ class PoissonLearning(_GraphLearner):
         _check_priors(own, self.class_priors)
 
     def _poisson(self, graph, codes, n_classes):
-        check_poisson_graph(graph.W, np.flatnonzero(codes >= 0))
-        B = poisson_source(codes, n_classes)
+        comp = components(graph.W)
+        B = poisson_source(codes, n_classes, comp)  # centred per component
         if self.solver == "cg":
             U, cg = poisson_cg(graph.W, B, tol=self.tol, max_iter=10 * self.max_iter)
             self.n_iter_, self.converged_ = cg.n_iter, cg.converged
@@ -167,10 +202,26 @@ class PoissonLearning(_GraphLearner):
                                               min_iter=self.min_iter, max_iter=self.max_iter)
             self.n_iter_, self.converged_ = t, mixed
             self.stop_reason_ = "mixed" if self.converged_ else "max_iter"
-        return U, B
+        return _single_class_components(U, comp, codes, n_classes), B
 
     def _solve(self, graph, codes, n_classes):
         return self._poisson(graph, codes, n_classes)[0]
+
+
+def _single_class_components(U: np.ndarray, comp: np.ndarray, codes: np.ndarray,
+                             n_classes: int) -> np.ndarray:
+    """A component whose labeled nodes are all of one class has a zero (centred) source and a
+    constant solution; its scores become that class's indicator (the only answer its labels
+    give). On a connected graph with two or more classes nothing changes."""
+    labeled = np.flatnonzero(codes >= 0)
+    classes_in = np.zeros((comp.max() + 1, n_classes), dtype=bool)
+    classes_in[comp[labeled], codes[labeled]] = True
+    single = classes_in.sum(axis=1) == 1
+    rows = single[comp]
+    if rows.any():
+        U = U.copy()
+        U[rows] = classes_in[comp[rows]].astype(np.float64)
+    return U
 
 
 class PoissonMBO(PoissonLearning):
@@ -184,9 +235,9 @@ class PoissonMBO(PoissonLearning):
     """
 
     def __init__(self, *, solver="cg", tol=1e-3, min_iter=50, max_iter=1000, class_priors="labeled",
-                 mu=1.0, n_outer=20, n_inner=40):
+                 mu=1.0, n_outer=20, n_inner=40, unreachable="error"):
         super().__init__(solver=solver, tol=tol, min_iter=min_iter, max_iter=max_iter,
-                         class_priors=class_priors)
+                         class_priors=class_priors, unreachable=unreachable)
         self.mu = mu
         self.n_outer = n_outer
         self.n_inner = n_inner
@@ -222,14 +273,16 @@ class PLaplaceLearning(_GraphLearner):
     class_priors : None, "uniform", "labeled" or list of float, default=None
     """
 
-    def __init__(self, *, p=10.0, tol=1e-6, max_iter=100000, class_priors=None):
+    def __init__(self, *, p=10.0, tol=1e-6, max_iter=100000, class_priors=None, unreachable="error"):
         self.p = p
         self.tol = tol
         self.max_iter = max_iter
         self.class_priors = class_priors
+        self.unreachable = unreachable
 
     def check_params(self):
         own = type(self).__name__
+        self._check_unreachable(own)
         if isinstance(self.p, bool) or not isinstance(self.p, numbers.Real) or not 2 < self.p < np.inf:
             raise ConfigError(f"{own}: p must be a finite number > 2 (p = 2 is the 'laplace' solver), "
                               f"got {self.p!r}")
