@@ -268,3 +268,12 @@ def test_registry_make_solver_and_modules():
         assert len(module_source_hash(*solver_modules(name))) == 16
     with pytest.raises(ConfigError):
         solver_modules("nope")
+
+
+@pytest.mark.parametrize("name", sorted(SOLVERS))
+def test_a_solvers_code_hash_covers_its_own_modules_not_the_whole_package(name):
+    """The rerun hash hashes a package as every file below it: a solver that imports the gssl
+    package itself (e.g. ``from . import __version__``) would rerun on any edit anywhere."""
+    modules = solver_modules(name)
+    assert "gssl" not in modules and "gssl.solvers" not in modules, modules
+    assert SOLVERS[name].__module__ in modules

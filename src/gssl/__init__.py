@@ -10,7 +10,7 @@ From Python (the workflow is the main road; see the README's "Use from Python"):
 stays light for the workflow's job scripts.
 """
 
-__version__ = "0.1.0"
+from ._version import __version__  # noqa: F401  (one home for the version)
 
 _LAZY = {"build_graph": "gssl.graphs", "Graph": "gssl.graphs", "make_solver": "gssl.solvers.registry"}
 

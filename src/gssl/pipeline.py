@@ -12,7 +12,7 @@ from pathlib import Path
 
 import numpy as np
 
-from . import __version__
+from ._version import __version__
 from .errors import ConfigError
 from .h5io import atomic_write_text, read_attrs
 from .hashing import file_sha256
