@@ -277,3 +277,23 @@ def test_a_solvers_code_hash_covers_its_own_modules_not_the_whole_package(name):
     modules = solver_modules(name)
     assert "gssl" not in modules and "gssl.solvers" not in modules, modules
     assert SOLVERS[name].__module__ in modules
+
+
+def test_label_spreading_on_the_given_graph_is_sklearns_on_its_own_graph():
+    """graph='given' runs scikit-learn's iteration on W: given sklearn's own kNN connectivity
+    graph it reproduces the features mode exactly; given another graph it uses that one."""
+    from sklearn.datasets import load_digits
+    from sklearn.neighbors import NearestNeighbors
+
+    X, y = load_digits(return_X_y=True)
+    X, y = X[:300], y[:300]
+    codes = np.full(y.size, -1)
+    codes[::15] = y[::15]
+    W_sk = NearestNeighbors(n_neighbors=7).fit(X).kneighbors_graph(X, 7, mode="connectivity")
+    own = make_solver("label_spreading", {"n_neighbors": 7}).fit(Graph(W=W_sk, X=X), codes)
+    given = make_solver("label_spreading", {"graph": "given"}).fit(Graph(W=W_sk), codes)
+    np.testing.assert_allclose(given.decision_function_, own.decision_function_, atol=1e-12)
+    other = make_solver("label_spreading", {"graph": "given"}).fit(Graph(W=W_sk[:, ::-1]), codes)
+    assert not np.allclose(other.decision_function_, own.decision_function_)
+    with pytest.raises(SolverError, match="no out-of-sample extension"):
+        given.predict(X[:3])
