@@ -91,3 +91,46 @@ def test_import_closure_follows_relative_lazy_and_package_imports():
     assert "gssl.solvers.tv" not in mods and "gssl.optim" not in mods
     # importing a name from a package __init__ follows that __init__'s imports
     assert "gssl.optim.fista" in import_closure("gssl.optim")
+
+
+def _flip_byte(path, dataset, index=0):
+    """Flip one byte of a contiguous (uncompressed) dataset inside the HDF5 file."""
+    with h5py.File(path, "r") as fh:
+        offset = fh[dataset].id.get_offset()
+    with open(path, "r+b") as fh:
+        fh.seek(offset + index)
+        b = fh.read(1)
+        fh.seek(offset + index)
+        fh.write(bytes([b[0] ^ 0x01]))
+
+
+def test_a_flipped_byte_is_caught_by_the_content_checksum(tmp_path):
+    path = tmp_path / "f.h5"
+    roles = np.zeros((3, 50), dtype=np.int8)  # small: stored uncompressed, no HDF5 filter checks it
+    write_h5(path, "splits", {"roles": roles, "y": np.arange(50)}, {"k": 1})
+    read_h5(path, "splits")  # intact: reads
+    _flip_byte(path, "roles", 7)
+    with pytest.raises(CacheError, match="do not match their checksum"):
+        read_h5(path, "splits")
+
+
+def test_edited_params_attributes_are_caught(tmp_path):
+    path = tmp_path / "g.h5"
+    write_h5(path, "graph", {"W": sp.identity(5, format="csr")}, {"k": 10})
+    with h5py.File(path, "r+") as fh:  # claims other params, hash left alone
+        fh.attrs["params"] = '{"k": 50}'
+    with pytest.raises(CacheError, match="does not match its params_hash"):
+        read_h5(path, "graph")
+    with h5py.File(path, "r+") as fh:  # params and their hash both rewritten: the content hash
+        fh.attrs["params_hash"] = params_hash({"k": 50})  # still covers the original params
+    with pytest.raises(CacheError, match="do not match their checksum"):
+        read_h5(path, "graph")
+
+
+def test_files_without_a_checksum_are_read_unchecked(tmp_path):
+    path = tmp_path / "old.h5"
+    write_h5(path, "splits", {"y": np.arange(5)}, {"k": 1})
+    with h5py.File(path, "r+") as fh:
+        del fh.attrs["content_sha256"]  # as written before the checksum existed
+    arrays, _ = read_h5(path, "splits")
+    np.testing.assert_array_equal(arrays["y"], np.arange(5))

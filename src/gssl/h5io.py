@@ -2,8 +2,11 @@
 
 Each file carries attrs ``gssl_kind``, ``gssl_version``, ``params`` (JSON), ``params_hash``,
 ``inputs`` (JSON: name -> sha256 of upstream file), ``created``, ``build_seconds`` and, written last,
-``complete = True``. Readers refuse files that are truncated, of another kind, or built with other
-parameters, with a message naming the file and the fix.
+``complete = True``; ``content_sha256`` hashes the arrays (names, dtypes, shapes, bytes) together
+with the params, and :func:`read_h5` recomputes it. Readers refuse files that are truncated, of
+another kind, built with other parameters, or whose contents or params no longer match their
+checksum (bit rot, an edit), with a message naming the file and the fix. Files written before the
+checksum existed carry none and are read unchecked.
 """
 
 from __future__ import annotations
@@ -93,6 +96,32 @@ def _read_array(obj):
     return value
 
 
+def content_hash(arrays: dict, params: dict) -> str:
+    """sha256 over the params and every array's name, dtype, shape and bytes (sparse: its CSR
+    parts), in name order: what a reader recomputes to catch flipped bytes or edited attrs."""
+    import hashlib
+
+    h = hashlib.sha256(canonical_json(params).encode())
+    for name in sorted(arrays):
+        value = arrays[name]
+        if value is None:
+            continue
+        if sp.issparse(value):
+            m = sp.csr_matrix(value)
+            parts = [("shape", np.asarray(m.shape, dtype=np.int64)), ("data", m.data),  # index dtypes
+                     ("indices", m.indices.astype(np.int64)), ("indptr", m.indptr.astype(np.int64))]  # vary on read
+        else:
+            arr = np.asarray(value)
+            if arr.dtype.kind in "OU":  # strings: hash their UTF-8 text
+                arr = np.frombuffer("\x1f".join(map(str, arr.ravel())).encode(), dtype=np.uint8)
+            parts = [("", arr)]
+        for part, a in parts:
+            a = np.ascontiguousarray(a)
+            h.update(f"{name}/{part}:{a.dtype.str}:{a.shape}".encode())
+            h.update(a.tobytes() if a.size == 0 else memoryview(a).cast("B"))  # n x 0: no bytes
+    return h.hexdigest()
+
+
 def write_h5(path, kind: str, arrays: dict, params: dict, inputs: dict | None = None,
              build_seconds: float | None = None, extra_attrs: dict | None = None) -> None:
     """Write ``arrays`` (name -> ndarray or sparse matrix) atomically with the standard attrs."""
@@ -113,6 +142,7 @@ def write_h5(path, kind: str, arrays: dict, params: dict, inputs: dict | None = 
             a["write_seconds"] = time.perf_counter() - t0
             for k, v in (extra_attrs or {}).items():
                 a[k] = canonical_json(v) if isinstance(v, (dict, list)) else v
+            a["content_sha256"] = content_hash(arrays, params)
             a["complete"] = True  # last: a file without it was never finished
 
 
@@ -172,6 +202,13 @@ def read_h5(path, kind: str, expect_params: dict | None = None, required: tuple 
     missing = [r for r in required if r not in arrays]
     if missing:
         raise CacheError(f"{path}: missing arrays {missing}: {_fix_hint(path, rule)}")
+    if attrs["params_hash"] != params_hash(attrs["params"]):
+        raise CacheError(f"{path}: its params attribute does not match its params_hash (the file was "
+                         f"edited): {_fix_hint(path, rule)}")
+    expected = attrs.get("content_sha256")
+    if expected is not None and content_hash(arrays, attrs["params"]) != expected:
+        raise CacheError(f"{path}: its contents do not match their checksum (bit rot or an edit; "
+                         f"content_sha256 {expected[:12]}...): {_fix_hint(path, rule)}")
     return arrays, attrs
 
 
