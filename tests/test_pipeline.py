@@ -63,6 +63,18 @@ def test_method_level_class_priors_correct_any_classifier(cell_files):
     assert abs(np.mean(plain["predictions"]) - 0.5) < 0.1   # the uncorrected labels are balanced
 
 
+def test_a_cell_refuses_a_file_built_for_other_params(cell_files):
+    """A foreign graph copied over the expected one (e.g. k = 5 where the config says k = 10) is
+    refused by the solve job, which passes the params each input must have been built with."""
+    from gssl.errors import CacheError
+    from gssl.h5io import read_attrs
+
+    built = read_attrs(cell_files[1])["params"]
+    Cell(*cell_files, expect={"graph": built})  # the right params: accepted
+    with pytest.raises(CacheError, match=r"graph.h5: built with params .*expected .*'k': 50"):
+        Cell(*cell_files, expect={"graph": {**built, "k": 50}})
+
+
 def test_a_split_out_of_range_names_the_file(cell_files):
     with pytest.raises(Exception, match="split 9 out of range.*splits.h5 holds 4"):
         fit_split(Cell(*cell_files), 9, METHODS["rls"])

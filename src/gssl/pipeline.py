@@ -95,20 +95,34 @@ def build_splits(data_path, dataset_id: str, protocol_id: str, spec: dict, out) 
                 inputs=_inputs(data=data_path), build_seconds=time.perf_counter() - t0)
 
 
+def expected_params(prep_steps, seed: int, graph_spec: dict, protocol_spec: dict, dataset: str,
+                    protocol: str) -> dict:
+    """The params the features, graph and splits files of a cell are written with (by
+    build_features, build_graph and build_splits), for :class:`Cell`'s ``expect``."""
+    return {"features": {"steps": prep_steps, "seed": seed}, "graph": graph_spec,
+            "splits": {"protocol": protocol_spec, "dataset": dataset, "protocol_id": protocol}}
+
+
 class Cell:
     """What every split of one (dataset, prep, graph, protocol) cell shares, loaded once:
-    features, labels, the graph (with ``graph.X``) and the split roles."""
+    features, labels, the graph (with ``graph.X``) and the split roles.
 
-    def __init__(self, features_path, graph_path, splits_path):
+    ``expect``: the params each file must have been built with (keys ``features``, ``graph``,
+    ``splits``; see :func:`expected_params`): a file built for another config entry (a foreign or
+    renamed file in its place) is refused instead of silently used."""
+
+    def __init__(self, features_path, graph_path, splits_path, expect: dict | None = None):
         from .features import load_features
         from .graphs.cache import load_graph
         from .splits import load_splits
 
+        expect = expect or {}
         t0 = time.perf_counter()
-        self.X, self.y = load_features(features_path)
-        self.graph = load_graph(graph_path)
+        self.X, self.y = load_features(features_path, expect_params=expect.get("features"),
+                                       rule="features")
+        self.graph = load_graph(graph_path, expect_params=expect.get("graph"), rule="graph")
         self.graph.X = self.X
-        self.roles = load_splits(splits_path)
+        self.roles = load_splits(splits_path, expect_params=expect.get("splits"), rule="splits")
         self.splits_path = splits_path
         n = self.y.shape[0]
         if self.graph.n_nodes != n or self.roles.shape[1] != n:

@@ -14,7 +14,8 @@ import gssl
 
 from gssl import __version__
 from gssl.jobs import git_commit, job_context
-from gssl.pipeline import Cell, block_payload, describe_inputs, run_cell, run_grid, write_block, write_grid
+from gssl.pipeline import (Cell, block_payload, describe_inputs, expected_params, run_cell, run_grid,
+                           write_block, write_grid)
 from gssl.report import split_statistics
 from gssl.selection import methods_for_splits
 from gssl.tracking import KIND_TAG, connect_in_background, log_cell, read_sentinel, run_name
@@ -104,7 +105,9 @@ with job_context(sm.log[0], sm.threads) as log:
     uri = sm.params.tracking_uri
     exp_id = read_sentinel(sm.input.experiment, wc["experiment"], uri)
     connected = connect_in_background(uri, exp_id)  # MLflow's imports overlap the fits
-    cell = Cell(sm.input.features, sm.input.graph, sm.input.splits)
+    cell = Cell(sm.input.features, sm.input.graph, sm.input.splits, expect=expected_params(
+        sm.params.prep_steps, sm.params.seed, sm.params.graph_spec, sm.params.protocol_spec,
+        wc["dataset"], wc["protocol"]))  # a foreign file in an input's place is refused
     if grid:
         fitted = run_grid(cell, splits, grid, seed=sm.params.seed, log=log)
     else:
