@@ -212,3 +212,23 @@ def test_mlflow_telemetry_is_off_unless_the_user_turns_it_on():
     env["MLFLOW_DISABLE_TELEMETRY"] = "false"
     out = subprocess.run([sys.executable, "-c", probe], env=env, capture_output=True, text=True, check=True)
     assert out.stdout.split()[0] == "false"
+
+
+def test_a_dead_tracking_server_is_reported_in_seconds(tmp_path):
+    """Nothing listens on the port: init fails with the store named and a hint, in seconds (MLflow's
+    defaults retry for about five minutes)."""
+    import socket
+    import subprocess
+    import sys
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]  # closed again: connections are refused
+    probe = (f"from gssl.tracking import init_store\n"
+             f"init_store('http://127.0.0.1:{port}', ['x'], results_dir={str(tmp_path)!r})\n")
+    env = {k: v for k, v in os.environ.items() if not k.startswith("MLFLOW_HTTP")}
+    t0 = time.perf_counter()
+    out = subprocess.run([sys.executable, "-c", probe], env=env, capture_output=True, text=True)
+    elapsed = time.perf_counter() - t0
+    assert out.returncode != 0 and "cannot initialise MLflow store 'http://127.0.0.1" in out.stderr
+    assert elapsed < 60, f"took {elapsed:.0f} s"

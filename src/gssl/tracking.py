@@ -29,6 +29,12 @@ from .hashing import canonical_json
 # (MLFLOW_DISABLE_TELEMETRY=false): a benchmark run should not contact an outside host, offline
 # jobs cannot, and its background thread made 2 % of server-logged runs fail (issue #21).
 os.environ.setdefault("MLFLOW_DISABLE_TELEMETRY", "true")
+# A dead tracking server is reported in seconds, not after MLflow's default 7 retries with
+# exponential backoff and 120 s timeouts (about 5 minutes per call); the user's values win.
+for _name, _value in (("MLFLOW_HTTP_REQUEST_MAX_RETRIES", "3"),
+                      ("MLFLOW_HTTP_REQUEST_BACKOFF_FACTOR", "1"),
+                      ("MLFLOW_HTTP_REQUEST_TIMEOUT", "60")):
+    os.environ.setdefault(_name, _value)
 
 TAG_PREFIX = "gssl."
 SUMMARY_TAG = "gssl.summary"
