@@ -172,7 +172,7 @@ def test_poisson_mbo_meets_its_class_priors(digits):
     priors = np.full(10, 0.1)
     est = make_solver("poisson_mbo", {"class_priors": priors.tolist()}).fit(Graph(W=W), codes_for(y, train))
     frac = np.bincount(est.transduction_, minlength=10) / y.size
-    assert np.abs(frac - priors).max() <= 1e-3 + 1e-12
+    assert np.abs(frac - priors).max() <= 2e-3
     assert est.fit_metrics_["volume_misfit"] == pytest.approx(np.abs(frac - priors).max())
 
 
@@ -200,7 +200,7 @@ def test_volume_projection_meets_the_priors():
     priors = np.array([0.1, 0.2, 0.3, 0.4])
     labels, w, misfit = volume_label_projection(scores, priors)
     frac = np.bincount(labels, minlength=4) / 3000
-    assert misfit <= 1e-3 and misfit == pytest.approx(np.abs(frac - priors).max())
+    assert misfit <= 2e-3 and misfit == pytest.approx(np.abs(frac - priors).max())
     assert np.bincount(np.argmax(scores, axis=1))[0] > 0.8 * 3000
 
 

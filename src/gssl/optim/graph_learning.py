@@ -80,11 +80,12 @@ def reweight(W, labeled: np.ndarray, method: str = "none", X=None, *, r: float |
 
 
 def laplace_learning(W, labeled: np.ndarray, F: np.ndarray, *, tol: float = 1e-6,
-                     max_iter: int = 10000) -> tuple[np.ndarray, BlockCGResult]:
+                     max_iter: int = 10000, checked: bool = False) -> tuple[np.ndarray, BlockCGResult]:
     """Harmonic extension U (n, C) of the labeled rows F (m, C): L U = 0 off the labeled nodes.
 
     A connected component without a labeled node has no harmonic extension (its block of L is
-    singular): it raises SolverError instead of returning the arbitrary zeros CG would give.
+    singular): it raises SolverError instead of returning the arbitrary zeros CG would give
+    (``checked=True``: the caller has already made sure every component holds a label).
     """
     W, d = _weights(W)
     n = W.shape[0]
@@ -95,7 +96,8 @@ def laplace_learning(W, labeled: np.ndarray, F: np.ndarray, *, tol: float = 1e-6
     if np.any(du == 0):
         raise SolverError(f"{int((du == 0).sum())} unlabeled node(s) have no edge; Laplace learning "
                           "cannot reach them: rebuild the graph with a larger k")
-    _check_reached(W, labeled)
+    if not checked:
+        _check_reached(W, labeled)
     # Jacobi scaling S A S v = S b, S = diag(A)^-1/2, and the stop measured on that system: with
     # the properly weighted Laplacian the degrees span seven decades, and a residual relative to
     # the unscaled right-hand side would stop at once on the heavy rows
@@ -117,10 +119,10 @@ def components(W) -> np.ndarray:
     return connected_components(sp.csr_matrix(W), directed=False)[1]
 
 
-def reached_nodes(W, labeled: np.ndarray) -> np.ndarray:
+def reached_nodes(W, labeled: np.ndarray, comp: np.ndarray | None = None) -> np.ndarray:
     """Mask of the nodes whose connected component holds a labeled node: the only ones a graph
     method can label (elsewhere the labels are undetermined)."""
-    comp = components(W)
+    comp = components(W) if comp is None else comp
     return np.isin(comp, comp[labeled])
 
 
@@ -209,9 +211,11 @@ def volume_label_projection(scores: np.ndarray, priors: np.ndarray, weights=None
     The class weights s start at ``weights`` (or 1) and take gradient steps on the volume misfit,
     s <- s - step (fraction - prior), normalized by s_0, until max |fraction - prior| <= tol
     (Calder et al. 2020, the volume-constrained step of PoissonMBO; the scores are first mapped to
-    [0, 1] as GraphLearning does, so that the weights act on non-negative numbers). GraphLearning
-    takes one more step after reaching tol; here the loop stops there, so the returned labels
-    meet tol whenever it was reached. Returns (labels, weights, misfit of those labels).
+    [0, 1] as GraphLearning does, so that the weights act on non-negative numbers). Like
+    GraphLearning, the loop takes its last weight step after the fractions met tol (PoissonMBO
+    carries the weights on, so this keeps its labels step for step), so the returned labels may
+    miss tol slightly; the misfit returned is that of those labels.
+    Returns (labels, weights, misfit of the returned labels).
     """
     u = np.asarray(scores, dtype=np.float64)
     u = u - u.min()
@@ -223,10 +227,10 @@ def volume_label_projection(scores: np.ndarray, priors: np.ndarray, weights=None
     for _ in range(int(max_iter)):
         frac = np.bincount(np.argmax(u * w, axis=1), minlength=k) / u.shape[0]
         grad = frac - priors
+        w = w - step * grad  # the step is taken before the test, as in GraphLearning, whose
+        w = w / w[0]         # PoissonMBO carries these weights on: the same labels, step by step
         if np.abs(grad).max() <= tol:
             break
-        w = w - step * grad
-        w = w / w[0]
     labels = np.argmax(u * w, axis=1)
     misfit = float(np.abs(np.bincount(labels, minlength=k) / u.shape[0] - priors).max())
     return labels, w, misfit
@@ -271,7 +275,7 @@ def _row_extrema(W: sp.csr_matrix, U: np.ndarray) -> tuple[np.ndarray, np.ndarra
 
 
 def plaplace_learning(W, labeled: np.ndarray, F: np.ndarray, p: float = 10.0, *,
-                      tol: float = 1e-6, max_iter: int = 100000) -> tuple[np.ndarray, int, float]:
+                      tol: float = 1e-6, max_iter: int = 100000, checked: bool = False) -> tuple[np.ndarray, int, float]:
     """Game-theoretic p-Laplace learning (Flores, Calder & Lerman 2022): each column of U solves
     (1/p) L_rw u + (1 - 2/p) L_inf u = 0 off the labeled nodes, u = F on them, where L_rw u is the
     weighted neighbour mean minus u and L_inf u = (max_j u_j + min_j u_j) / 2 - u over the
@@ -288,7 +292,8 @@ def plaplace_learning(W, labeled: np.ndarray, F: np.ndarray, p: float = 10.0, *,
     if np.any(d[free] == 0):
         raise SolverError(f"{int((d[free] == 0).sum())} unlabeled node(s) have no edge; p-Laplace "
                           "learning cannot reach them: rebuild the graph with a larger k")
-    _check_reached(W, labeled)
+    if not checked:  # (the caller has made sure every component holds a label)
+        _check_reached(W, labeled)
     a = 1.0 / (p - 1.0)
     dinv = np.zeros_like(d)
     np.divide(1.0, d, out=dinv, where=d > 0)

@@ -48,18 +48,22 @@ class _GraphLearner(SemiSupervisedClassifier):
         from ..graphs.base import Graph
 
         self.fit_metrics_ = {}  # nothing left over from an earlier fit
-        reach = reached_nodes(graph.W, np.flatnonzero(codes >= 0))
+        comp = components(graph.W)  # once per fit: the solvers below reuse it (self._comp)
+        reach = reached_nodes(graph.W, np.flatnonzero(codes >= 0), comp)
         n_out = int((~reach).sum())
         self.fit_metrics_["unreached_nodes"] = n_out
         if n_out and self.unreachable == "error":
-            comp = components(graph.W)
             raise SolverError(unreached_message(n_out, np.unique(comp[~reach]).size))
         if n_out:  # solve on the labeled components; the others abstain (label -1)
             keep = np.flatnonzero(reach)
             X = None if graph.X is None else graph.X[keep]
             graph = Graph(W=graph.W[keep][:, keep], X=X, params=graph.params)
-            codes_all, codes = codes, codes[keep]
-        out = self._solve(graph, codes, n_classes)
+            codes_all, codes, comp = codes, codes[keep], comp[keep]
+        self._comp = comp
+        try:
+            out = self._solve(graph, codes, n_classes)
+        finally:
+            del self._comp
         scores, labels = out if isinstance(out, tuple) else (out, None)
         if labels is None:  # the method's own labels (PoissonMBO) are kept as they are
             priors = resolve_priors(self.class_priors, codes, n_classes)
@@ -142,7 +146,7 @@ class LaplaceLearning(_GraphLearner):
         W = reweight(graph.W, labeled, self.reweighting, graph.X, r=self.r, alpha=self.alpha,
                      zeta=self.zeta)
         U, cg = laplace_learning(W, labeled, one_hot(codes[labeled], n_classes), tol=self.tol,
-                                 max_iter=self.max_iter)
+                                 max_iter=self.max_iter, checked=True)
         self.n_iter_, self.converged_ = cg.n_iter, cg.converged
         self.stop_reason_ = "tol" if cg.converged else "max_iter"
         self.fit_metrics_["cg_residual"] = float(cg.residual.max(initial=0.0))
@@ -191,7 +195,7 @@ class PoissonLearning(_GraphLearner):
         _check_priors(own, self.class_priors)
 
     def _poisson(self, graph, codes, n_classes):
-        comp = components(graph.W)
+        comp = self._comp
         B = poisson_source(codes, n_classes, comp)  # centred per component
         if self.solver == "cg":
             U, cg = poisson_cg(graph.W, B, tol=self.tol, max_iter=10 * self.max_iter)
@@ -293,7 +297,8 @@ class PLaplaceLearning(_GraphLearner):
     def _solve(self, graph, codes, n_classes):
         labeled = np.flatnonzero(codes >= 0)
         U, t, change = plaplace_learning(graph.W, labeled, one_hot(codes[labeled], n_classes),
-                                         float(self.p), tol=self.tol, max_iter=self.max_iter)
+                                         float(self.p), tol=self.tol, max_iter=self.max_iter,
+                                         checked=True)
         self.n_iter_, self.converged_ = t, change <= self.tol
         self.stop_reason_ = "tol" if self.converged_ else "max_iter"
         return U
