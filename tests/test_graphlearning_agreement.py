@@ -4,7 +4,9 @@ weight matrix and the same labeled set of scikit-learn digits.
 
 Documented differences: CG stops on each class's relative residual (GraphLearning: on the absolute
 norm of all classes' residuals), so a few near-tied nodes may differ; p-Laplace iterates Jacobi
-(GraphLearning: Gauss-Seidel in C) to the same fixed point.
+(GraphLearning: Gauss-Seidel in C) to the same fixed point. Poisson stops tighter than GraphLearning
+(1e-4 per class), and the volume projection of class priors turns the small score differences at
+near-tied nodes into a few more differing labels (floor 99.5 %).
 """
 import graphlearning as gl
 import numpy as np
@@ -36,7 +38,7 @@ def graphlearning_model(solver, params, W, X, priors):
 AGREEMENT = [("laplace", {}, 1.0), ("laplace", {"reweighting": "wnll"}, 1.0),
              ("laplace", {"reweighting": "properly"}, 0.999), ("poisson", {}, 1.0),
              ("poisson", {"solver": "random_walk"}, 1.0),
-             ("poisson", {"class_priors": PRIORS}, 0.998), ("poisson_mbo", {}, 0.998),
+             ("poisson", {"class_priors": PRIORS}, 0.995), ("poisson_mbo", {}, 0.998),
              ("plaplace", {}, 0.998)]
 
 
