@@ -39,10 +39,13 @@ class _GraphLearner(SemiSupervisedClassifier):
     """Shared handling: nodes in graph components without a label (``unreachable``), the solve
     (``_solve``, which may record ``fit_metrics_``) and the optional prior correction."""
 
-    def _check_unreachable(self, own):
+    def check_params(self):
+        """The options every graph learner shares; subclasses check their own after these."""
+        own = type(self).__name__
         if self.unreachable not in UNREACHABLE:
             raise ConfigError(f"{own}: unreachable must be one of {list(UNREACHABLE)}, got "
                               f"{self.unreachable!r}")
+        _check_priors(own, self.class_priors)
 
     def _fit(self, graph, codes, n_classes):
         from ..graphs.base import Graph
@@ -125,8 +128,8 @@ class LaplaceLearning(_GraphLearner):
         self.unreachable = unreachable
 
     def check_params(self):
+        super().check_params()
         own = type(self).__name__
-        self._check_unreachable(own)
         if self.reweighting not in REWEIGHTINGS:
             raise ConfigError(f"{own}: reweighting must be one of {list(REWEIGHTINGS)}, "
                               f"got {self.reweighting!r}")
@@ -139,7 +142,6 @@ class LaplaceLearning(_GraphLearner):
         if isinstance(self.zeta, bool) or not isinstance(self.zeta, numbers.Real) or not self.zeta > 1:
             raise ConfigError(f"{own}: zeta must be a number > 1, got {self.zeta!r}")
         _check_int(own, "max_iter", self.max_iter, 1)
-        _check_priors(own, self.class_priors)
 
     def _solve(self, graph, codes, n_classes):
         labeled = np.flatnonzero(codes >= 0)
@@ -185,8 +187,8 @@ class PoissonLearning(_GraphLearner):
         self.unreachable = unreachable
 
     def check_params(self):
+        super().check_params()
         own = type(self).__name__
-        self._check_unreachable(own)
         if self.solver not in ("cg", "random_walk"):
             raise ConfigError(f"{own}: solver must be 'cg' or 'random_walk', got {self.solver!r}")
         check_positive(own, tol=self.tol)
@@ -195,7 +197,6 @@ class PoissonLearning(_GraphLearner):
         if self.solver == "random_walk" and self.min_iter > self.max_iter:
             raise ConfigError(f"{own}: min_iter ({self.min_iter}) must not exceed max_iter "
                               f"({self.max_iter})")
-        _check_priors(own, self.class_priors)
 
     def _poisson(self, graph, codes, n_classes):
         comp = self._comp
@@ -288,14 +289,13 @@ class PLaplaceLearning(_GraphLearner):
         self.unreachable = unreachable
 
     def check_params(self):
+        super().check_params()
         own = type(self).__name__
-        self._check_unreachable(own)
         if isinstance(self.p, bool) or not isinstance(self.p, numbers.Real) or not 2 < self.p < np.inf:
             raise ConfigError(f"{own}: p must be a finite number > 2 (p = 2 is the 'laplace' solver), "
                               f"got {self.p!r}")
         check_positive(own, tol=self.tol)
         _check_int(own, "max_iter", self.max_iter, 1)
-        _check_priors(own, self.class_priors)
 
     def _solve(self, graph, codes, n_classes):
         labeled = np.flatnonzero(codes >= 0)
