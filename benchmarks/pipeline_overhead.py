@@ -4,8 +4,10 @@ Prints, measured in one run on this machine:
   1. DAG construction time of a dry run for a config of >= 2,000 solve jobs;
   2. the solve stage on one cell of >= 20 cheap splits, run twice side by side: one job per split
      (splits_per_job: 1) and one job for the cell (the default); per split: everything but the fit
-     (process start, imports, loading, MLflow logging), from the Snakemake benchmark files and
-     the jobs' own timings, and the ratio of the two;
+     (process start, imports, loading, writing the outputs, from the Snakemake benchmark files and
+     the jobs' own timings) plus the split's share of the MLflow logging (the experiment's
+     logging job logs every job's runs: its time logging them, connection excluded: the job
+     connects once per experiment, as the summary run always needed), and the ratio of the two;
   3. MLflow logging time per run: in a batched job (its runs' share of the job's logging time,
      connection included) and in-process warm (log_run on the sqlite store).
 
@@ -98,13 +100,17 @@ def solve_overhead(n_splits: int, per_job) -> dict:
                 wall = float(next(csv.DictReader(fh, delimiter="\t"))["s"])
             out = Path(str(tsv).replace("/benchmarks/solve/", "/runs/")).with_suffix(".json")
             jobs.append((wall, json.loads(out.read_text())))
+        logger = json.loads((ws / "results" / "mlflow" / "bench.summary.json").read_text())
     fit = [sum(s["metrics"]["fit_seconds"] for s in b["splits"]) for _, b in jobs]
     n = sum(len(b["splits"]) for _, b in jobs)
     wall = sum(w for w, _ in jobs)
-    log = sum(b["timings"]["log_seconds"] for _, b in jobs)
-    runs = n + len(jobs)  # the split runs and each job's parent run
+    log = logger["timings"]["log_seconds"]  # every run of the experiment: this cell's
+    runs = logger["n_logged_now"]  # the split runs and each job's parent run
+    assert runs == n + len(jobs), (runs, n, len(jobs))
     return {"jobs": len(jobs), "splits": n, "wall": wall, "fit": sum(fit),
-            "overhead_per_split": (wall - sum(fit)) / n, "log_per_run": log / runs,
+            "solve_per_split": (wall - sum(fit)) / n, "log_per_split": log / n,
+            "overhead_per_split": (wall - sum(fit) + log) / n, "log_per_run": log / runs,
+            "connect": logger["timings"]["connect_seconds"],
             "job_overhead_median": statistics.median(w - f for (w, _), f in zip(jobs, fit))}
 
 
@@ -155,12 +161,13 @@ def main(argv=None) -> None:
     print(f"2. one cell of {args.splits} cheap splits (RLS, 200 points), snakemake --cores 1:")
     for name, r in (("one job per split", single), ("one job per cell ", batched)):
         print(f"     {name}: {r['jobs']:>3} jobs, wall {r['wall']:6.1f} s, fits {r['fit']:.2f} s -> "
-              f"overhead {r['overhead_per_split']:.3f} s per split; MLflow {1000 * r['log_per_run']:.0f} ms "
-              f"per run")
+              f"overhead {r['overhead_per_split']:.3f} s per split (solve jobs {r['solve_per_split']:.3f} s + "
+              f"MLflow logging {r['log_per_split']:.3f} s: {1000 * r['log_per_run']:.0f} ms per run); "
+              f"the logging job's connection, once per experiment: {r['connect']:.2f} s")
     print(f"     ratio: {single['overhead_per_split'] / batched['overhead_per_split']:.1f}x less overhead "
           f"per split batched; a cell's first split costs a job's fixed overhead: "
           f"{single['job_overhead_median']:.2f} s (median over the one-split jobs: process start, "
-          f"imports, loading, MLflow connection and logging)")
+          f"imports, loading, writing) + its 2 runs' logging {2 * single['log_per_run']:.2f} s")
     print(f"     import of gssl.tracking + MLflow sqlite store: {float(import_mlflow.stdout):.2f} s; "
           f"import of gssl solvers (scikit-learn, scipy): {float(import_sklearn.stdout):.2f} s")
     print(f"3. MLflow log_run on sqlite, {ml['n']} runs in one process: median {1000 * ml['median']:.0f} ms, "

@@ -5,8 +5,9 @@ import time
 
 import pytest
 
-from gssl.tracking import (KIND_TAG, SUPERSEDED_TAG, TrackingError, default_tracking_uri, flatten,
-                           init_store, log_cell, log_run, read_sentinel, summarize)
+from gssl.tracking import (INDEX_TAG, KIND_TAG, RECORD_TAG, SUPERSEDED_TAG, TrackingError,
+                           default_tracking_uri, flatten, init_store, log_cell, log_pending, log_run,
+                           read_pending, read_sentinel, run_tree, summarize, write_pending)
 
 
 @pytest.fixture()
@@ -122,6 +123,80 @@ def test_summary_creates_cell_runs_over_several_blocks(store, tmp_path):
     cid = cell_runs[0].info.run_id
     assert {c.get_run(p).data.tags["mlflow.parentRunId"] for p, _ in blocks} == {cid}
     assert c.get_run(blocks[1][1][0]).data.tags["mlflow.parentRunId"] == blocks[1][0]
+
+
+def _pending(tmp_path, name, n_children=3, error=1.0):
+    path = tmp_path / f"{name}.mlflow.json.gz"
+    write_pending(path, [run_tree(_spec(f"{name} cell", error_unlabeled_mean=error),
+                                  [_spec(f"{name} split {i}", error_unlabeled=error + i)
+                                   for i in range(n_children)]),
+                         run_tree(_spec(f"{name} grid point"))])
+    return path
+
+
+def test_pending_runs_round_trip_and_refuse_a_truncated_file(tmp_path):
+    path = _pending(tmp_path, "a")
+    trees = read_pending(path)
+    assert [t["run"]["name"] for t in trees] == ["a cell", "a grid point"]
+    assert [c["metrics"]["error_unlabeled"] for c in trees[0]["children"]] == [1.0, 2.0, 3.0]
+    assert not list(tmp_path.glob(".*.tmp"))  # written atomically
+    path.write_bytes(path.read_bytes()[:-20])
+    with pytest.raises(TrackingError, match="not a complete pending-runs file.*rerun-incomplete"):
+        read_pending(path)
+
+
+def test_log_pending_logs_each_tree_once_in_its_place(store, tmp_path):
+    uri, ids = store
+    eid = ids["exp_a"]
+    a, b = _pending(tmp_path, "a"), _pending(tmp_path, "b", n_children=2, error=5.0)
+    first = log_pending(uri, eid, [a, b])
+    assert [t["logged"] for p in (a, b) for t in first[str(p)]] == [True] * 4
+    c = _client(uri)
+    cell, kids = first[str(a)][0]["run"], first[str(a)][0]["children"]
+    assert c.get_run(cell).info.status == "FINISHED" and c.get_run(cell).info.experiment_id == eid
+    assert [c.get_run(k).data.metrics["error_unlabeled"] for k in kids] == [1.0, 2.0, 3.0]
+    assert {c.get_run(k).data.tags["mlflow.parentRunId"] for k in kids} == {cell}
+    assert [c.get_run(k).data.tags[INDEX_TAG] for k in kids] == ["0", "1", "2"]
+    assert c.get_run(cell).data.tags[RECORD_TAG].endswith(":0")
+    n_runs = len(c.search_runs([eid]))
+    assert n_runs == (1 + 3 + 1) + (1 + 2 + 1)
+    # the logging job reruns (another cell changed): nothing logged twice, the same ids come back
+    b2 = _pending(tmp_path, "b", n_children=2, error=6.0)  # b's job reran: its runs are new
+    second = log_pending(uri, eid, [a, b2])
+    assert second[str(a)] == [dict(t, logged=False) for t in first[str(a)]]
+    assert [t["logged"] for t in second[str(b2)]] == [True, True]
+    assert len(c.search_runs([eid])) == n_runs + 4
+
+
+def test_log_pending_relogs_a_tree_a_killed_logger_left_unfinished(store, tmp_path, monkeypatch):
+    import mlflow.tracking
+
+    uri, ids = store
+    eid = ids["exp_a"]
+    a = _pending(tmp_path, "a")
+    real = mlflow.tracking.MlflowClient.log_batch
+    calls = []
+
+    def dies_on_the_third_run(self, *args, **kwargs):
+        calls.append(1)
+        if len(calls) == 3:
+            raise KeyboardInterrupt  # the logger is killed while it logs the second split
+        return real(self, *args, **kwargs)
+
+    monkeypatch.setattr(mlflow.tracking.MlflowClient, "log_batch", dies_on_the_third_run)
+    with pytest.raises(KeyboardInterrupt):
+        log_pending(uri, eid, [a])
+    monkeypatch.setattr(mlflow.tracking.MlflowClient, "log_batch", real)
+    c = _client(uri)
+    assert sorted(r.info.status for r in c.search_runs([eid])) == ["FAILED", "FAILED", "FINISHED"]
+    done = log_pending(uri, eid, [a])[str(a)]
+    assert [t["logged"] for t in done] == [True, True]
+    current = [rid for t in done for rid in (t["run"], *t["children"])]
+    summarize(uri, eid, "exp_a", current, [])
+    for r in c.search_runs([eid]):
+        current_run = r.info.run_id in current or r.data.tags.get(KIND_TAG) == "summary"
+        assert r.data.tags[SUPERSEDED_TAG] == ("false" if current_run else "true")
+        assert r.info.status in (("FINISHED",) if current_run else ("FAILED", "FINISHED"))
 
 
 def _init_in_child(uri, results_dir, queue):

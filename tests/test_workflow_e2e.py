@@ -25,6 +25,8 @@ from pathlib import Path
 import pytest
 import yaml
 
+from gssl.tracking import read_pending
+
 pytestmark = pytest.mark.e2e
 
 REPO = Path(__file__).resolve().parents[1]
@@ -132,14 +134,24 @@ def run_files(ws: Path) -> list[Path]:
     return sorted((ws / "results" / "runs").rglob("*.json"))
 
 
+def ledger(ws: Path) -> dict[str, list[dict]]:
+    """Job output (path relative to the workspace) -> its MLflow run trees, from the logging jobs."""
+    out = {}
+    for p in (ws / "results" / "mlflow").glob("*.summary.json"):
+        out.update(json.loads(p.read_text())["runs"])
+    return out
+
+
 def split_records(ws: Path) -> list[dict]:
-    """Every split's record in the solve jobs' outputs, with its cell's wildcards."""
-    out = []
+    """Every split's record in the solve jobs' outputs, with its cell's wildcards and, where the
+    experiment's logging job ran, its MLflow run id and its parent's."""
+    out, runs = [], ledger(ws)
     for p in run_files(ws):
         block = json.loads(p.read_text())
         cell = {k: block[k] for k in ("dataset", "prep", "graph", "method", "protocol")}
-        out += [{**cell, **rec, "method_params": block["method_params"],
-                 "parent": block["mlflow_parent_run_id"]} for rec in block["splits"]]
+        tree = runs.get(str(p.relative_to(ws)), [{"run": None, "children": [None] * len(block["splits"])}])[0]
+        out += [{**cell, **rec, "method_params": block["method_params"], "mlflow_run_id": rid,
+                 "parent": tree["run"]} for rec, rid in zip(block["splits"], tree["children"], strict=True)]
     return out
 
 
@@ -388,14 +400,16 @@ def test_killed_run_leaves_no_accepted_output_and_rerun_completes(done):
     deadline = started + 120
     while time.time() < deadline and not any(_restarted(p, started) for p in logs):
         time.sleep(0.1)
-    time.sleep(1.5)  # inside the solve scripts: imports, fit, logging, writing
+    time.sleep(1.5)  # inside the solve jobs: imports, fits, writing the outputs
     os.killpg(proc.pid, signal.SIGKILL)
     proc.wait()
-    for p in run_files(done):  # whatever exists is complete and parseable
+    for p in run_files(done):  # whatever exists is complete and parseable, with its runs to log
         block = json.loads(p.read_text())
-        assert block["mlflow_parent_run_id"] and all(r["mlflow_run_id"] for r in block["splits"])
+        assert block["splits"] and all(r["metrics"] for r in block["splits"])
+        pending = p.with_name(p.name.removesuffix(".json") + ".mlflow.json.gz")
+        assert len(read_pending(pending)[0]["children"]) == len(block["splits"])
     smk(done, "--unlock")  # what snakemake tells the user after a hard kill
-    assert planned_jobs(done)  # the interrupted work is still to do
+    assert planned_jobs(done, "--rerun-incomplete")  # the interrupted work is still to do
     smk(done, "--cores", "2", "--rerun-incomplete")
     assert planned_jobs(done) == []
     rls = [r for r in split_records(done) if r["method"] == "rls"]

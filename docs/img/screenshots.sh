@@ -77,7 +77,8 @@ shot "${PREFIX}splits" 1600,1000 30000 "$RUNS&viewStateShareKey=gssl-splits"
 # an experiment with a selection stage: its runs, and the first one's page with the grid plot
 GRID=$(ls "$RESULTS"/selected/"$EXPERIMENT"/*/*/*/*.grid.json 2>/dev/null | head -1 || true)
 if [ -n "$GRID" ]; then
-  RUN_ID=$("$VENV/bin/python" -c 'import json,sys; print(json.load(open(sys.argv[1]))["mlflow_run_id"])' "$GRID")
+  # the selection's run id, from the experiment's logging ledger (job output -> its runs)
+  RUN_ID=$("$VENV/bin/python" -c 'import json,sys; runs = json.load(open(sys.argv[1]))["runs"]; print(next(t[0]["run"] for p, t in runs.items() if p.endswith(sys.argv[2])))' "$RESULTS/mlflow/$EXPERIMENT.summary.json" "$(echo "${GRID#"$RESULTS"/}" | sed "s/\.grid\.json$/.mlflow.json.gz/")")
   PLOT=$(basename "${GRID%.json}.png")
   shot "${PREFIX}selection" 1600,700 30000 "$RUNS&viewStateShareKey=gssl-selection"
   shot "${PREFIX}selection_run" 1600,1000 30000 "$BASE/#/experiments/$EXP_ID/runs/$RUN_ID/artifacts/$PLOT"

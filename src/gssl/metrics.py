@@ -6,6 +6,10 @@ import numpy as np
 import scipy.sparse as sp
 from scipy.optimize import linear_sum_assignment
 
+from .config import SCORE_PREFIXES
+
+HIGHER_IS_BETTER = ("purity", "clustering_accuracy")  # score prefixes; the other scores are errors
+
 
 def _pair(y_true, y_pred) -> tuple[np.ndarray, np.ndarray]:
     y_true, y_pred = np.asarray(y_true).ravel(), np.asarray(y_pred).ravel()
@@ -60,3 +64,19 @@ def clustering_accuracy(y_true, y_pred) -> float:
     table = contingency(y_true, y_pred)
     rows, cols = linear_sum_assignment(table, maximize=True)
     return 100.0 * float(table[rows, cols].sum()) / np.size(y_true)
+
+
+def split_statistics(metrics: list[dict]) -> dict[str, float]:
+    """A cell's statistics over its splits: ``<score>_mean``, ``_std`` (ddof 0, as the tables) and
+    ``_sem`` (standard error of the mean, ddof 1) of every error / purity score, the mean fit time
+    and ``n_splits``. Scores missing from some splits are summarised over the splits that have them."""
+    out: dict[str, float] = {"n_splits": float(len(metrics))}
+    names = dict.fromkeys(k for m in metrics for k in m if k.startswith(SCORE_PREFIXES))
+    for name in names:
+        v = np.array([m[name] for m in metrics if name in m], dtype=float)
+        out[f"{name}_mean"] = float(v.mean())
+        out[f"{name}_std"] = float(v.std())
+        out[f"{name}_sem"] = float(v.std(ddof=1) / np.sqrt(v.size)) if v.size > 1 else float("nan")
+    if metrics and all("fit_seconds" in m for m in metrics):
+        out["fit_seconds_mean"] = float(np.mean([m["fit_seconds"] for m in metrics]))
+    return out

@@ -249,18 +249,17 @@ def describe_inputs(**paths) -> dict:
     return {name: read_attrs(p)["params_hash"] for name, p in paths.items()}
 
 
-def block_payload(wildcards: dict, method: dict, results: list[dict], run_ids: list,
-                  parent_run_id: str | None, tracking_uri: str | None, code_hash: str,
+def block_payload(wildcards: dict, method: dict, results: list[dict], code_hash: str,
                   timings: dict) -> dict:
     """One block: a method (or grid point) on some splits of a cell, a record per split (metrics,
-    MLflow run id or None) and the job's timings."""
+    convergence) and the job's timings. The MLflow run ids are in the experiment's logging
+    output (``results/mlflow/<experiment>.summary.json``), not here: jobs do not log."""
     records = [{"split": r["split"], "metrics": r["metrics"], "converged": r.get("converged"),
-                "stop_reason": r.get("stop_reason"), "mlflow_run_id": rid,
+                "stop_reason": r.get("stop_reason"),
                 **({"chosen": r["chosen"]} if r.get("chosen") is not None else {})}
-               for r, rid in zip(results, run_ids, strict=True)]
+               for r in results]
     return {"gssl_version": __version__, **wildcards, "method_params": method,
-            "splits": records, "mlflow_parent_run_id": parent_run_id,
-            "tracking_uri": tracking_uri, "code_hash": code_hash, "timings": timings}
+            "splits": records, "code_hash": code_hash, "timings": timings}
 
 
 def write_block(out, *args, **kwargs) -> None:

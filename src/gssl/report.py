@@ -10,7 +10,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from .config import SCORE_PREFIXES
+from .metrics import HIGHER_IS_BETTER, SCORE_PREFIXES, split_statistics  # noqa: F401 - re-exported
 
 KEYS = ["dataset", "prep", "graph", "method", "protocol"]
 ERROR_METRICS = ["error_unlabeled", "error_validation", "error_test", "macro_error_unlabeled"]
@@ -27,32 +27,15 @@ def load_runs(paths) -> pd.DataFrame:
             row = {k: rec[k] for k in KEYS}
             row["split"] = split["split"]
             row.update(split["metrics"])
-            row["mlflow_run_id"] = split.get("mlflow_run_id")
             rows.append(row)
     if not rows:
         raise ValueError("no run outputs given")
     return pd.DataFrame(rows)
 
 
-def split_statistics(metrics: list[dict]) -> dict[str, float]:
-    """A cell's statistics over its splits: ``<score>_mean``, ``_std`` (ddof 0, as the tables) and
-    ``_sem`` (standard error of the mean, ddof 1) of every error / purity score, the mean fit time
-    and ``n_splits``. Scores missing from some splits are summarised over the splits that have them."""
-    out: dict[str, float] = {"n_splits": float(len(metrics))}
-    names = dict.fromkeys(k for m in metrics for k in m if k.startswith(SCORE_PREFIXES))
-    for name in names:
-        v = np.array([m[name] for m in metrics if name in m], dtype=float)
-        out[f"{name}_mean"] = float(v.mean())
-        out[f"{name}_std"] = float(v.std())
-        out[f"{name}_sem"] = float(v.std(ddof=1) / np.sqrt(v.size)) if v.size > 1 else float("nan")
-    if metrics and all("fit_seconds" in m for m in metrics):
-        out["fit_seconds_mean"] = float(np.mean([m["fit_seconds"] for m in metrics]))
-    return out
-
-
 def aggregate(runs: pd.DataFrame) -> pd.DataFrame:
     """Mean, std and count of every metric per (dataset, prep, graph, method, protocol)."""
-    metrics = [c for c in runs.columns if c not in KEYS + ["split", "mlflow_run_id"]
+    metrics = [c for c in runs.columns if c not in KEYS + ["split"]
                and pd.api.types.is_numeric_dtype(runs[c])]
     g = runs.groupby(KEYS, sort=False)[metrics]
     out = (g.mean().add_suffix("_mean").join(g.std(ddof=0).add_suffix("_std"))
@@ -96,9 +79,6 @@ def headline_metric(table: pd.DataFrame) -> str:
 def _order(values, preferred):
     seen = [v for v in preferred if v in set(values)]
     return seen + [v for v in dict.fromkeys(values) if v not in seen]
-
-
-HIGHER_IS_BETTER = ("purity", "clustering_accuracy")
 
 
 @dataclass(frozen=True)

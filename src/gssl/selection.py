@@ -11,14 +11,17 @@ per split, by the metric (validation points, never scored in the split they choo
 from __future__ import annotations
 
 import json
+from typing import TYPE_CHECKING
 from pathlib import Path
 
 import numpy as np
-import pandas as pd
 
 from .config import set_dotted, get_dotted, grid_variants
 from .errors import ConfigError
-from .report import HIGHER_IS_BETTER
+from .metrics import HIGHER_IS_BETTER
+
+if TYPE_CHECKING:  # pandas is imported where a table is built: solve jobs never need it
+    import pandas as pd
 
 
 def _split_scores(blocks: list[dict], metric: str, required: bool = True) -> dict[str, dict[int, float]]:
@@ -41,9 +44,6 @@ def grid_table(blocks: list[dict], entry: dict, metric: str, tie_break: str | No
     the tie-break's) mean, standard error and number of splits over the selection splits."""
     names = [metric] + ([tie_break] if tie_break else [])
     scores = {name: _split_scores(blocks, name, required=name == metric) for name in names}
-    runs: dict[str, list[str]] = {}
-    for block in blocks:
-        runs.setdefault(block["variant"], []).append(block["mlflow_parent_run_id"])
     rows = []
     for order, (variant, params) in enumerate(grid_variants(entry)):
         if variant not in scores[metric]:
@@ -55,8 +55,10 @@ def grid_table(blocks: list[dict], entry: dict, metric: str, tie_break: str | No
             v = np.asarray([scores[name][variant][s] for s in sorted(scores[name][variant])], dtype=float)
             row[f"{name}_mean"] = float(v.mean())
             row[f"{name}_sem"] = float(v.std(ddof=1) / np.sqrt(v.size)) if v.size > 1 else np.nan
-        row.update({"n_splits": len(scores[metric][variant]), "mlflow_run_ids": ",".join(runs[variant])})
+        row["n_splits"] = len(scores[metric][variant])
         rows.append(row)
+    import pandas as pd
+
     return pd.DataFrame(rows)
 
 

@@ -1,12 +1,20 @@
 """MLflow tracking: the only gssl module that imports MLflow.
 
+Jobs that compute (solve, grid, select) never open the store: they write the runs they want logged
+to a *pending-runs file* beside their output (:func:`write_pending`), and one logging job per
+experiment (the ``mlflow_summary`` rule, a local rule) logs them all in one process. Imports and the
+store connection are paid once per experiment instead of once per job (about 2 s each), jobs on
+compute nodes need no route to the tracking server, and only one process writes to a sqlite store.
+
 - ``default_tracking_uri(results)``: ``sqlite:///<abs>/results/mlflow.db`` unless ``MLFLOW_TRACKING_URI`` is set.
-- ``init_store``: create the schema and the experiments under a file lock, before parallel jobs log.
-- ``log_cell``: a solve job's runs: one parent run per cell, or per block of its splits (their mean /
-  std / standard error), and one child run per split, all started with an explicit experiment id (never the
-  active-experiment global state, which misfiles runs under concurrency). ``log_run``: one run.
+- ``init_store``: create the schema and the experiments under a file lock.
+- ``log_pending``: log pending runs that the store does not hold yet (a run tree per record:
+  a root run -- a cell, a block of its splits, a grid point, a selection -- and a child run per
+  split), started with an explicit experiment id (never the active-experiment global state, which
+  misfiles runs under concurrency); a record logged before is found by its tag and not logged twice.
+- ``log_cell`` / ``log_run``: log a run tree / one run directly.
 - ``summarize``: one summary run per experiment holding tables and plots; every run that is not
-  current is tagged ``gssl.superseded=true``.
+  current is tagged ``gssl.superseded=true`` (and a run left RUNNING by a killed logger, KILLED).
 
 The run tree an experiment shows: cell runs at the top level (what the UI's table and charts
 compare), their split runs nested under them, and the summary run beside them.
@@ -17,6 +25,7 @@ from __future__ import annotations
 import contextlib
 import fcntl
 import functools
+import gzip
 import json
 import os
 import time
@@ -39,7 +48,9 @@ for _name, _value in (("MLFLOW_HTTP_REQUEST_MAX_RETRIES", "3"),
 TAG_PREFIX = "gssl."
 SUMMARY_TAG = "gssl.summary"
 SUPERSEDED_TAG = "gssl.superseded"
-KIND_TAG = "gssl.kind"  # cell | block | split | summary
+KIND_TAG = "gssl.kind"  # cell | block | split | selection_cell | selection_block | selection | summary
+RECORD_TAG = "gssl.record"  # a root run: the pending record it was logged from (hash of its file + index)
+INDEX_TAG = "gssl.record_index"  # a child run: its place among the record's children
 MAX_PARAM_CHARS = 6000
 
 
@@ -302,28 +313,107 @@ def log_cell(uri: str, experiment_id: str, parent: dict, children: list[dict]) -
     """
     client = _client(uri)
     _check_experiment(client, uri, experiment_id)
-    parent_id = _log_one(client, experiment_id, parent)
+    return _log_tree(client, experiment_id, parent, children)
+
+
+def _log_tree(client, experiment_id: str, root: dict, children: list[dict],
+              record: str | None = None) -> tuple[str, list[str]]:
+    """The root run, its children, then the root FINISHED: a FINISHED root means a whole tree."""
+    if record:
+        root = {**root, "tags": {**root.get("tags", {}), RECORD_TAG: record}}
+    root_id = _log_one(client, experiment_id, root, finish=False)
     try:
-        child_ids = [_log_one(client, experiment_id, child, parent_id) for child in children]
+        child_ids = [_log_one(client, experiment_id,
+                              {**c, "tags": {**c.get("tags", {}), INDEX_TAG: i}}, root_id)
+                     for i, c in enumerate(children)]
+        client.set_terminated(root_id, "FINISHED")
     except BaseException:
-        client.set_terminated(parent_id, "FAILED")
+        client.set_terminated(root_id, "FAILED")
         raise
-    return parent_id, child_ids
+    return root_id, child_ids
 
 
-def connect_in_background(uri: str, experiment_id: str):
-    """Import MLflow and open the store in a background thread (about 2 s: MLflow's imports and
-    the store's schema check) while the caller fits; ``.result()`` waits for it and re-raises its
-    error. :func:`log_cell` and :func:`log_run` then reuse the open client."""
-    import concurrent.futures
+def run_tree(run: dict, children: list[dict] = ()) -> dict:
+    """A pending record: a root run and its child runs, each a dict as for :func:`log_run`
+    (``name``, ``tags``, ``params``, ``metrics``, optional ``history``, ``artifacts``, ``files``)."""
+    return {"run": run, "children": list(children)}
 
-    def connect():
-        _check_experiment(_client(uri), uri, experiment_id)
 
-    pool = concurrent.futures.ThreadPoolExecutor(max_workers=1, thread_name_prefix="mlflow-connect")
-    future = pool.submit(connect)
-    pool.shutdown(wait=False)
-    return future
+def write_pending(path, trees: list[dict]) -> None:
+    """A job's runs to log, as run trees (:func:`run_tree`), in a gzip-compressed JSON file written
+    atomically (a killed job leaves none); :func:`log_pending` logs them."""
+    from .h5io import atomic_path
+
+    data = json.dumps({"gssl_pending_runs": 1, "trees": trees}, sort_keys=True,
+                      default=_json_number).encode()
+    with atomic_path(path) as tmp, open(tmp, "wb") as raw:
+        with gzip.GzipFile(fileobj=raw, mode="wb", compresslevel=1, mtime=0) as fh:
+            fh.write(data)
+
+
+def _json_number(obj):
+    import numpy as np
+
+    if isinstance(obj, np.generic):
+        return obj.item()
+    raise TypeError(f"{type(obj).__name__} is not JSON serializable")
+
+
+def read_pending(path) -> list[dict]:
+    """The run trees of a pending-runs file."""
+    try:
+        with gzip.open(path, "rt") as fh:
+            payload = json.load(fh)
+        return payload["trees"]
+    except (OSError, EOFError, ValueError, KeyError) as exc:
+        raise TrackingError(f"{path} is not a complete pending-runs file ({exc}): delete it and "
+                            f"rerun the job that wrote it (snakemake --rerun-incomplete)") from exc
+
+
+def connect(uri: str, experiment_id: str) -> None:
+    """Import MLflow, open the store and check that the experiment is active (about 2 s: MLflow's
+    imports and the store's schema check, paid once per process)."""
+    _check_experiment(_client(uri), uri, experiment_id)
+
+
+def log_pending(uri: str, experiment_id: str, paths: list) -> dict[str, list[dict]]:
+    """Log the run trees of pending-runs files that the store does not hold yet; return, per file,
+    ``[{"run": root run id, "children": child run ids, "logged": whether logged now}, ...]`` in the
+    file's order.
+
+    A tree is identified by the sha256 of its file and its index there (tag ``gssl.record`` on the
+    root run): a file logged before -- its root FINISHED, so every child is there -- is not logged
+    again, so this can run after every change of an experiment. A root left RUNNING or FAILED (a
+    killed or failed logger) does not count: its tree is logged anew and the old runs end up
+    superseded (:func:`summarize`).
+    """
+    from .hashing import file_sha256
+
+    client = _client(uri)
+    _check_experiment(client, uri, experiment_id)
+    roots, kids = {}, {}
+    for r in _all_runs(client, experiment_id):
+        tags = r.data.tags
+        if RECORD_TAG in tags and r.info.status == "FINISHED":
+            roots[tags[RECORD_TAG]] = r.info.run_id
+        if INDEX_TAG in tags and "mlflow.parentRunId" in tags:
+            kids.setdefault(tags["mlflow.parentRunId"], {})[int(tags[INDEX_TAG])] = r.info.run_id
+    out = {}
+    for path in paths:
+        digest = file_sha256(path)
+        trees = read_pending(path)
+        logged = []
+        for i, tree in enumerate(trees):
+            record = f"{digest}:{i}"
+            root = roots.get(record)
+            if root is not None and len(kids.get(root, {})) == len(tree["children"]):
+                logged.append({"run": root, "children": [kids[root][j] for j in range(len(tree["children"]))],
+                               "logged": False})
+            else:
+                root, children = _log_tree(client, experiment_id, tree["run"], tree["children"], record)
+                logged.append({"run": root, "children": children, "logged": True})
+        out[str(path)] = logged
+    return out
 
 
 def _check_experiment(client, uri: str, experiment_id: str) -> None:
@@ -332,8 +422,10 @@ def _check_experiment(client, uri: str, experiment_id: str) -> None:
         raise TrackingError(f"experiment id {experiment_id} is not an active experiment of {uri}")
 
 
-def _log_one(client, experiment_id: str, spec: dict, parent_run_id: str | None = None) -> str:
-    """create_run (tags), one log_batch per 900 entries, the artifacts, set_terminated."""
+def _log_one(client, experiment_id: str, spec: dict, parent_run_id: str | None = None,
+             finish: bool = True) -> str:
+    """create_run (tags), one log_batch per 900 entries, the artifacts, set_terminated (unless
+    ``finish`` is false: a root run is finished after its children)."""
     from mlflow.entities import Metric, Param
 
     tags = {k: str(v) for k, v in (spec.get("tags") or {}).items()}
@@ -353,7 +445,8 @@ def _log_one(client, experiment_id: str, spec: dict, parent_run_id: str | None =
             client.log_dict(run_id, payload, name)
         for path in spec.get("files") or ():
             client.log_artifact(run_id, str(path))
-        client.set_terminated(run_id, "FINISHED")
+        if finish:
+            client.set_terminated(run_id, "FINISHED")
     except BaseException:
         client.set_terminated(run_id, "FAILED")
         raise
@@ -424,6 +517,8 @@ def summarize(uri: str, experiment_id: str, experiment: str, current_run_ids: li
             want = "false" if r.info.run_id in current else "true"
             if r.data.tags.get(SUPERSEDED_TAG) != want:
                 client.set_tag(r.info.run_id, SUPERSEDED_TAG, want)
+            if want == "true" and r.info.status == "RUNNING":  # left by a killed logger
+                client.set_terminated(r.info.run_id, "KILLED")
         client.set_terminated(sid, "FINISHED")
     except BaseException:
         client.set_terminated(sid, "FAILED")

@@ -137,6 +137,14 @@ def cell_grid_runs(wc):
             if all(j[k] == wc[k] for k in keys)]
 
 
+def pending_runs(experiment):
+    """The MLflow runs an experiment's jobs left to log, in a fixed order: solve jobs, grid jobs,
+    selections (each beside the output it belongs to)."""
+    grid_runs, grids = experiment_selection(experiment)
+    return ([p.removesuffix(".json") + ".mlflow.json.gz" for p in experiment_runs(experiment) + grid_runs]
+            + [p.removesuffix(".grid.json") + ".mlflow.json.gz" for p in grids])
+
+
 @functools.cache
 def experiment_selection(experiment):
     """(grid jobs' outputs, the selection stage's grid summaries) of one experiment."""

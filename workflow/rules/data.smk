@@ -1,6 +1,10 @@
 # Download -> resources/raw/{source}/ ; parse -> results/data/{dataset}.h5
 
 
+localrules:
+    download,  # compute nodes of a cluster usually have no route to the data sources
+
+
 rule download:
     output:
         f"{RAW}/{{source}}/MANIFEST.json",

@@ -41,11 +41,19 @@ rule plot:
         "../scripts/plot.py"
 
 
+localrules:
+    mlflow_summary,
+
+
 rule mlflow_summary:
+    # The experiment's one logging job: the runs every solve, grid and select job left to log
+    # (*.mlflow.json.gz; those logged before are found by their tag, not logged twice), a cell run
+    # over each cell solved in several jobs, the summary run, and the superseded tags. A local
+    # rule: on a cluster it runs on the submit host, which reaches the tracking server.
     input:
         runs=lambda wc: experiment_runs(wc.experiment),
+        pending=lambda wc: pending_runs(wc.experiment),
         grid_runs=lambda wc: experiment_selection(wc.experiment)[0],
-        selections=lambda wc: experiment_selection(wc.experiment)[1],
         csv=f"{RESULTS}/tables/{{experiment}}.csv",
         md=f"{RESULTS}/tables/{{experiment}}.md",
         html=f"{RESULTS}/tables/{{experiment}}.html",
@@ -55,9 +63,12 @@ rule mlflow_summary:
         f"{RESULTS}/mlflow/{{experiment}}.summary.json",
     log:
         "logs/report/{experiment}.mlflow.log",
+    benchmark:
+        f"{RESULTS}/benchmarks/mlflow/{{experiment}}.tsv"
     params:
         tracking_uri=TRACKING_URI,
         experiment=lambda wc: config["experiments"][wc.experiment],
+        code=code_hash("gssl.tracking"),
     conda:
         "../../environment.yml"
     script:

@@ -1,5 +1,7 @@
 # One job per cell (experiment, dataset, prep, graph, method, protocol) or block of its splits
-# (splits_per_job); in MLflow one parent run per cell and one child run per split.
+# (splits_per_job); in MLflow one parent run per cell and one child run per split. Jobs write the
+# runs to log beside their output (*.mlflow.json.gz); the experiment's logging job (mlflow_summary,
+# report.smk) logs them: no compute job imports MLflow or needs a route to the tracking store.
 
 
 localrules:
@@ -29,10 +31,10 @@ rule solve:
         features=f"{RESULTS}/features/{{dataset}}/{{prep}}.h5",
         graph=f"{RESULTS}/graphs/{{dataset}}/{{prep}}/{{graph}}.h5",
         splits=f"{RESULTS}/splits/{{dataset}}/{{protocol}}.h5",
-        experiment=ancient(f"{RESULTS}/mlflow/{{experiment}}.json"),
         chosen=chosen_params,
     output:
-        f"{RESULTS}/runs/{{experiment}}/{{dataset}}/{{prep}}/{{graph}}/{{method}}/{{protocol}}/splits{{first}}-{{last}}.json",
+        json=f"{RESULTS}/runs/{{experiment}}/{{dataset}}/{{prep}}/{{graph}}/{{method}}/{{protocol}}/splits{{first}}-{{last}}.json",
+        runs=f"{RESULTS}/runs/{{experiment}}/{{dataset}}/{{prep}}/{{graph}}/{{method}}/{{protocol}}/splits{{first}}-{{last}}.mlflow.json.gz",
     log:
         "logs/solve/{experiment}/{dataset}/{prep}/{graph}/{method}/{protocol}/splits{first}-{last}.log",
     benchmark:
@@ -44,7 +46,6 @@ rule solve:
         graph_spec=lambda wc: config["graphs"][wc.graph],
         protocol_spec=lambda wc: config["protocols"][wc.protocol],
         seed=config["seed"],
-        tracking_uri=TRACKING_URI,
         n_splits=lambda wc: n_splits(config["protocols"][wc.protocol]),
         code=lambda wc: solver_code_hash(wc.method),
     threads: config["threads"]
@@ -61,9 +62,9 @@ rule solve_grid:
         features=f"{RESULTS}/features/{{dataset}}/{{prep}}.h5",
         graph=f"{RESULTS}/graphs/{{dataset}}/{{prep}}/{{graph}}.h5",
         splits=f"{RESULTS}/splits/{{dataset}}/{{protocol}}.h5",
-        experiment=ancient(f"{RESULTS}/mlflow/{{experiment}}.json"),
     output:
-        f"{RESULTS}/selection/{{experiment}}/{{dataset}}/{{prep}}/{{graph}}/{{method}}/{{protocol}}/splits{{first}}-{{last}}.json",
+        json=f"{RESULTS}/selection/{{experiment}}/{{dataset}}/{{prep}}/{{graph}}/{{method}}/{{protocol}}/splits{{first}}-{{last}}.json",
+        runs=f"{RESULTS}/selection/{{experiment}}/{{dataset}}/{{prep}}/{{graph}}/{{method}}/{{protocol}}/splits{{first}}-{{last}}.mlflow.json.gz",
     log:
         "logs/selection/{experiment}/{dataset}/{prep}/{graph}/{method}/{protocol}/splits{first}-{last}.log",
     benchmark:
@@ -76,7 +77,6 @@ rule solve_grid:
         graph_spec=lambda wc: config["graphs"][wc.graph],
         protocol_spec=lambda wc: config["protocols"][wc.protocol],
         seed=config["seed"],
-        tracking_uri=TRACKING_URI,
         n_splits=lambda wc: n_splits(config["protocols"][wc.protocol]),
         code=lambda wc: solver_code_hash(wc.method),
     threads: config["threads"]
@@ -92,18 +92,17 @@ checkpoint select:
     # after it is written, and rerun only if it changed.
     input:
         runs=cell_grid_runs,
-        experiment=ancient(f"{RESULTS}/mlflow/{{experiment}}.json"),
     output:
         choice=f"{RESULTS}/selected/{{experiment}}/{{dataset}}/{{prep}}/{{graph}}/{{method}}.json",
         grid=f"{RESULTS}/selected/{{experiment}}/{{dataset}}/{{prep}}/{{graph}}/{{method}}.grid.json",
         csv=f"{RESULTS}/selected/{{experiment}}/{{dataset}}/{{prep}}/{{graph}}/{{method}}.grid.csv",
         plot=f"{RESULTS}/selected/{{experiment}}/{{dataset}}/{{prep}}/{{graph}}/{{method}}.grid.png",
+        mlflow=f"{RESULTS}/selected/{{experiment}}/{{dataset}}/{{prep}}/{{graph}}/{{method}}.mlflow.json.gz",
     log:
         "logs/select/{experiment}/{dataset}/{prep}/{graph}/{method}.log",
     params:
         method=lambda wc: config["methods"][wc.method],
         selection=lambda wc: config["experiments"][wc.experiment]["selection"],
-        tracking_uri=TRACKING_URI,
         code=code_hash("gssl.selection"),
     conda:
         "../../environment.yml"

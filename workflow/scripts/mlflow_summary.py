@@ -1,45 +1,61 @@
-"""Log the experiment's summary run (tables, plots), a parent run for each cell whose splits ran in
-several jobs, and mark every run that is no longer current as superseded."""
+"""The experiment's logging job: log the runs its solve, grid and select jobs left to log (those not
+in the store yet), a parent run for each cell whose splits ran in several jobs, and the summary run
+(tables, plots); mark every run that is no longer current as superseded. Writes the run ids of
+every job output (the ledger from job outputs to MLflow runs)."""
 import json
+import time
 from collections import defaultdict
 
 from gssl.h5io import atomic_write_text
 from gssl.jobs import job_context
+from gssl.metrics import split_statistics
 from gssl.pipeline import read_blocks
-from gssl.report import KEYS, split_statistics
-from gssl.tracking import KIND_TAG, read_sentinel, run_name, summarize
+from gssl.report import KEYS
+from gssl.tracking import KIND_TAG, connect, log_pending, read_sentinel, run_name, summarize
 
 sm = snakemake
 with job_context(sm.log[0]) as log:
+    t_start = time.perf_counter()
     name = sm.wildcards.experiment
     exp_id = read_sentinel(sm.input.experiment, name, sm.params.tracking_uri)
-    blocks = [b for p in [*sm.input.runs, *sm.input.grid_runs] for b in read_blocks(p)]
-    current = [s["mlflow_run_id"] for b in blocks for s in b["splits"] if s["mlflow_run_id"]]
-    current += [b["mlflow_parent_run_id"] for b in blocks]
-    current += [json.load(open(p))["mlflow_run_id"] for p in sm.input.selections]
-    by_cell = defaultdict(list)
-    for b in blocks:
-        by_cell[tuple(b[k] for k in KEYS) + (b.get("variant"),)].append(b)
+    connect(sm.params.tracking_uri, exp_id)
+    t_connect = time.perf_counter()
+    logged = log_pending(sm.params.tracking_uri, exp_id, sm.input.pending)
+    t_logged = time.perf_counter()
+    outputs = [*sm.input.runs, *sm.input.grid_runs]  # pending[i] belongs to outputs[i]; selections follow
+    ledger = {(outputs[i] if i < len(outputs) else path): logged[str(path)]
+              for i, path in enumerate(sm.input.pending)}
+    current = [rid for trees in ledger.values() for t in trees for rid in (t["run"], *t["children"])]
+    by_cell = defaultdict(list)  # cell -> [(block, its run id)]
+    for path in outputs:
+        for block, tree in zip(read_blocks(path), ledger[path], strict=True):
+            by_cell[tuple(block[k] for k in KEYS) + (block.get("variant"),)].append((block, tree["run"]))
     cells = []
     for key, group in by_cell.items():
         if len(group) == 1:  # the job's parent run is the cell's run
             continue
         wc = dict(zip(KEYS, key))
         variant = key[-1]
-        metrics = split_statistics([s["metrics"] for b in group for s in b["splits"]])
+        first = group[0][0]
+        metrics = split_statistics([s["metrics"] for b, _ in group for s in b["splits"]])
         cells.append({"name": run_name(wc, variant),
                       "tags": {**{f"gssl.{k}": v for k, v in wc.items()}, "gssl.experiment": name,
                                KIND_TAG: "selection_cell" if variant else "cell",
-                               "gssl.solver": group[0]["method_params"]["solver"]},
-                      "params": {"method": group[0]["method_params"]}, "metrics": metrics,
-                      "children": [b["mlflow_parent_run_id"] for b in group]})
+                               "gssl.solver": first["method_params"]["solver"]},
+                      "params": {"method": first["method_params"]}, "metrics": metrics,
+                      "children": [rid for _, rid in group]})
     sid = summarize(sm.params.tracking_uri, exp_id, name, current,
                     [sm.input.csv, sm.input.md, sm.input.html, sm.input.plot],
                     params={"experiment": sm.params.experiment},
                     metrics={"n_runs": len(current), "n_cells": len(by_cell)}, cells=cells)
-    atomic_write_text(sm.output[0], json.dumps({"experiment": name, "experiment_id": exp_id,
-                                                "summary_run_id": sid, "n_split_runs": sum(
-                                                    len(b["splits"]) for b in blocks),
-                                                "n_cells": len(by_cell),
-                                                "tracking_uri": sm.params.tracking_uri}, indent=1) + "\n")
-    log.info("summary run %s over %d cells", sid, len(by_cell))
+    t_done = time.perf_counter()
+    n_new = sum(1 + len(t["children"]) for trees in ledger.values() for t in trees if t["logged"])
+    timings = {"connect_seconds": t_connect - t_start, "log_seconds": t_logged - t_connect,
+               "summary_seconds": t_done - t_logged, "job_seconds": t_done - t_start}
+    atomic_write_text(sm.output[0], json.dumps({
+        "experiment": name, "experiment_id": exp_id, "summary_run_id": sid,
+        "n_split_runs": sum(len(b["splits"]) for p in sm.input.runs for b in read_blocks(p)),
+        "n_cells": len(by_cell), "n_job_runs": len(current), "n_logged_now": n_new,
+        "tracking_uri": sm.params.tracking_uri,
+        "timings": timings, "runs": ledger}, indent=1) + "\n")
+    log.info("summary run %s over %d cells, %d job runs; timings %s", sid, len(by_cell), n_new, timings)

@@ -1,5 +1,5 @@
 """Choose a method's parameters from its grid runs on the selection protocol (one choice, or one
-per split); log the grid."""
+per split); write the grid (table, plot) and its MLflow run to log (rule mlflow_summary logs it)."""
 import json
 from collections import Counter
 
@@ -7,15 +7,13 @@ from gssl.h5io import atomic_path, atomic_write_text
 from gssl.jobs import job_context
 from gssl.pipeline import read_blocks
 from gssl.selection import choice_record, choose, choose_per_split, grid_table, plot_grid
-from gssl.tracking import KIND_TAG, log_run, read_sentinel
+from gssl.tracking import KIND_TAG, run_tree, write_pending
 
 sm = snakemake
 wc = {k: sm.wildcards[k] for k in ("experiment", "dataset", "prep", "graph", "method")}
 with job_context(sm.log[0]) as log:
     sel, entry = sm.params.selection, sm.params.method
     metric, tie_break = sel.get("metric", "error_unlabeled"), sel.get("tie_break")
-    uri = sm.params.tracking_uri
-    exp_id = read_sentinel(sm.input.experiment, wc["experiment"], uri)
     blocks = [b for p in sm.input.runs for b in read_blocks(p)]
     table = grid_table(blocks, entry, metric, tie_break)
     best = choose(table, metric, tie_break)
@@ -47,16 +45,16 @@ with job_context(sm.log[0]) as log:
     tags.update({KIND_TAG: "selection", "gssl.protocol": sel["protocol"], "gssl.rule": "select",
                  "gssl.scored_points": str(bool(sel.get("scored_points", False))).lower(),
                  "gssl.code_hash": sm.params.code})
-    run_id = log_run(uri, exp_id, f"select · {wc['method']} · {wc['dataset']}/{wc['prep']}/{wc['graph']}",
-                     tags, {"chosen": json.dumps(summary, sort_keys=True, separators=(",", ":")), "grid": entry["grid"],
-                            "selection": {"metric": metric, **sel}},
-                     {f"best_{metric}_mean": best[f"{metric}_mean"],
-                      "selection_score_mean": score,  # what the saved view shows
-                      "n_grid_points": len(table),
-                      "n_splits": best["n_splits"]},
-                     files=[sm.output.csv, sm.output.plot])
+    write_pending(sm.output.mlflow, [run_tree({
+        "name": f"select · {wc['method']} · {wc['dataset']}/{wc['prep']}/{wc['graph']}", "tags": tags,
+        "params": {"chosen": json.dumps(summary, sort_keys=True, separators=(",", ":")),
+                   "grid": entry["grid"], "selection": {"metric": metric, **sel}},
+        "metrics": {f"best_{metric}_mean": best[f"{metric}_mean"],
+                    "selection_score_mean": score,  # what the saved view shows
+                    "n_grid_points": len(table), "n_splits": best["n_splits"]},
+        "files": [sm.output.csv, sm.output.plot]})])
     atomic_write_text(sm.output.grid, json.dumps({**wc, "selection": sel, "metric": metric,
-                                                  "choice": choice, "mlflow_run_id": run_id,
+                                                  "choice": choice,
                                                   "rows": json.loads(table.to_json(orient="records"))},
                                                  indent=1) + "\n")
     atomic_write_text(sm.output.choice, json.dumps(choice, indent=1, sort_keys=True) + "\n")

@@ -1,5 +1,6 @@
-"""Fit one method on a cell's splits (or a block of them) in one process; log one MLflow parent run
-for the cell (its splits' statistics) with a child run per split; write the job's JSON.
+"""Fit one method on a cell's splits (or a block of them) in one process; write the job's JSON and
+its MLflow runs to log (a parent run for the cell with its splits' statistics, a child run per
+split), which the experiment's logging job (rule mlflow_summary) logs: this job never imports MLflow.
 
 Rule solve runs the evaluation cells (a gridded method with the parameters its selection chose,
 one choice or one per split); rule solve_grid runs every point of a method's grid on a block of the
@@ -16,9 +17,9 @@ from gssl import __version__
 from gssl.jobs import git_commit, job_context
 from gssl.pipeline import (Cell, block_payload, describe_inputs, expected_params, run_cell, run_grid,
                            write_block, write_grid)
-from gssl.report import split_statistics
+from gssl.metrics import split_statistics
 from gssl.selection import methods_for_splits
-from gssl.tracking import KIND_TAG, connect_in_background, log_cell, read_sentinel, run_name
+from gssl.tracking import KIND_TAG, run_name, run_tree, write_pending
 
 sm = snakemake
 wc = {k: sm.wildcards[k] for k in ("experiment", "dataset", "prep", "graph", "method", "protocol")}
@@ -70,7 +71,7 @@ def fit_evaluation(cell, method, log):
     return sorted(results, key=lambda r: r["split"]), (groups[0][0] if len(groups) == 1 else method)
 
 
-def log_evaluation(uri, exp_id, method, results, load_seconds):
+def evaluation_runs(method, results, load_seconds):
     tags = common_tags(method["solver"])
     kind = "cell" if whole_cell else "block"
     parent = {"name": run_name(wc, splits=block), "tags": {**tags, KIND_TAG: kind},
@@ -83,10 +84,10 @@ def log_evaluation(uri, exp_id, method, results, load_seconds):
                  "artifacts": {"result.json": {"predictions": r["predictions"], "history": r["history"],
                                                "stop_reason": r["stop_reason"]}}}
                 for r in results]
-    return log_cell(uri, exp_id, parent, children)
+    return run_tree(parent, children)
 
 
-def log_grid_point(uri, exp_id, variant, method, results, load_seconds):
+def grid_point_run(variant, method, results, load_seconds):
     """One run per grid point (no child per split: a grid is hundreds of fits); the splits'
     values are its metrics' steps."""
     tags = {**common_tags(method["solver"]), "gssl.variant": variant,
@@ -95,46 +96,34 @@ def log_grid_point(uri, exp_id, variant, method, results, load_seconds):
     run = {"name": run_name(wc, variant, splits=block), "tags": tags, "params": run_params(method),
            "metrics": {**split_statistics([r["metrics"] for r in results]), "load_seconds": load_seconds},
            "history": history}
-    parent_id, _ = log_cell(uri, exp_id, run, [])
-    return parent_id
+    return run_tree(run)
 
 
 with job_context(sm.log[0], sm.threads) as log:
     t_start = time.perf_counter()
     method = dict(sm.params.method)
-    uri = sm.params.tracking_uri
-    exp_id = read_sentinel(sm.input.experiment, wc["experiment"], uri)
-    connected = connect_in_background(uri, exp_id)  # MLflow's imports overlap the fits
     cell = Cell(sm.input.features, sm.input.graph, sm.input.splits, expect=expected_params(
         sm.params.prep_steps, sm.params.seed, sm.params.graph_spec, sm.params.protocol_spec,
         wc["dataset"], wc["protocol"]))  # a foreign file in an input's place is refused
     if grid:
         fitted = run_grid(cell, splits, grid, seed=sm.params.seed, log=log)
+        trees = [grid_point_run(v, m, rs, cell.load_seconds) for v, m, rs in fitted]
+        results = [r for _, _, rs in fitted for r in rs]
     else:
         results, method = fit_evaluation(cell, method, log)
-    t_fitted = time.perf_counter()
-    connected.result()
-    if grid:
-        ids = [log_grid_point(uri, exp_id, v, m, rs, cell.load_seconds) for v, m, rs in fitted]
-        t_logged = time.perf_counter()
-        timings = {"load_seconds": cell.load_seconds, "n_grid_points": len(fitted),
-                   "fit_seconds": sum(r["metrics"]["fit_seconds"] for _, _, rs in fitted for r in rs),
-                   "log_seconds": t_logged - t_fitted, "job_seconds": t_logged - t_start,
-                   "n_splits": len(splits)}
-        blocks = [block_payload({**wc, "variant": v}, m, rs, [None] * len(rs), pid, uri,
-                                sm.params.code, {"fit_seconds": sum(r["metrics"]["fit_seconds"] for r in rs)})
-                  for (v, m, rs), pid in zip(fitted, ids)]
-        write_grid(sm.output[0], blocks, timings)
-        log.info("%d grid points x %d splits; timings %s", len(fitted), len(splits), timings)
-    else:
         for r in results:
             r["metrics"]["load_seconds"] = cell.load_seconds
             log.info("split %d: %s", r["split"], r["metrics"])
-        parent_id, run_ids = log_evaluation(uri, exp_id, method, results, cell.load_seconds)
-        t_logged = time.perf_counter()
-        timings = {"load_seconds": cell.load_seconds,
-                   "fit_seconds": sum(r["metrics"]["fit_seconds"] for r in results),
-                   "log_seconds": t_logged - t_fitted, "job_seconds": t_logged - t_start,
-                   "n_splits": len(results)}
-        write_block(sm.output[0], wc, method, results, run_ids, parent_id, uri, sm.params.code, timings)
-        log.info("mlflow parent run %s, %d split runs; timings %s", parent_id, len(run_ids), timings)
+        trees = [evaluation_runs(method, results, cell.load_seconds)]
+    write_pending(sm.output.runs, trees)
+    timings = {"load_seconds": cell.load_seconds,
+               "fit_seconds": sum(r["metrics"]["fit_seconds"] for r in results),
+               "job_seconds": time.perf_counter() - t_start, "n_splits": len(splits)}
+    if grid:
+        timings["n_grid_points"] = len(fitted)
+        write_grid(sm.output.json, [block_payload({**wc, "variant": v}, m, rs, sm.params.code, {
+            "fit_seconds": sum(r["metrics"]["fit_seconds"] for r in rs)}) for v, m, rs in fitted], timings)
+        log.info("%d grid points x %d splits; timings %s", len(fitted), len(splits), timings)
+    else:
+        write_block(sm.output.json, wc, method, results, sm.params.code, timings)
+        log.info("%d splits, %d runs to log; timings %s", len(results), len(results) + 1, timings)
