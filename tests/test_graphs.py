@@ -215,7 +215,9 @@ def test_nan_features_rejected(X):
     ({"kind": "knn", "sigma": -1.0}, "sigma=-1.0"),
     ({"kind": "knn", "weights": "binary", "sigma": 1.0}, r"unknown key\(s\) \['sigma'\]"),
     ({"kind": "knn", "k": 0}, "k must be an integer >= 1"),
-    ({"kind": "knn", "power": 1.5}, "power must be an integer >= 1"),
+    ({"kind": "knn", "power": 1.5}, "laplacian_power must be an integer >= 1"),
+    ({"kind": "knn", "laplacian_power": 0}, "laplacian_power must be an integer >= 1"),
+    ({"kind": "knn", "power": 2, "laplacian_power": 2}, "give laplacian_power only"),
     ({"kind": "lle", "reg": -1}, "reg must be"),
 ])
 def test_validate_graph_spec_errors(spec, match):
@@ -226,14 +228,17 @@ def test_validate_graph_spec_errors(spec, match):
 def test_validate_graph_spec_defaults():
     assert validate_graph_spec({"kind": "knn"}) == {
         "kind": "knn", "k": 10, "weights": "heat", "sigma": "mean_knn_distance",
-        "symmetrize": "max", "laplacian": "normalized", "power": 1}
+        "symmetrize": "max", "laplacian": "normalized", "laplacian_power": 1}
     assert validate_graph_spec({"kind": "knn", "weights": "self_tuning"})["k_st"] == 7
     assert validate_graph_spec({"kind": "lle"})["laplacian"] == "lle"
+    # the solvers' name for L^p; power is accepted as its old name
+    assert validate_graph_spec({"kind": "knn", "power": 3})["laplacian_power"] == 3
+    assert "power" not in validate_graph_spec({"kind": "knn", "power": 3})
 
 
 def test_precomputed_symmetrizes_and_drops_diagonal():
     A = sp.csr_matrix(np.array([[5, 1, 0], [0, 0, 2], [0, 0, 1]], float))
-    g = build_graph(spec={"kind": "precomputed", "laplacian": "unnormalized", "power": 2}, W=A)
+    g = build_graph(spec={"kind": "precomputed", "laplacian": "unnormalized", "laplacian_power": 2}, W=A)
     np.testing.assert_array_equal(g.W.toarray(), [[0, 1, 0], [1, 0, 2], [0, 2, 0]])
     assert g.laplacian_power == 2 and g.X is None
     with pytest.raises(ConfigError, match="needs an adjacency"):

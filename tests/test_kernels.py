@@ -4,7 +4,7 @@ import scipy.sparse as sp
 from sklearn.metrics.pairwise import linear_kernel, polynomial_kernel, rbf_kernel
 
 from gssl.errors import ConfigError
-from gssl.kernels import kernel_matrix, validate_kernel
+from gssl.kernels import kernel_matrix, median_distance, validate_kernel
 
 rng = np.random.default_rng(0)
 X, Y = rng.normal(size=(30, 5)), rng.normal(size=(7, 5))
@@ -52,4 +52,30 @@ def test_bad_specs_raise_config_error(spec):
 
 
 def test_validate_fills_defaults():
-    assert validate_kernel({"kind": "rbf"}) == {"kind": "rbf", "sigma": 1.0}
+    assert validate_kernel({"kind": "rbf"}) == {"kind": "rbf", "sigma": "median"}
+    with pytest.raises(ConfigError, match="positive number or one of \\['median'\\]"):
+        validate_kernel({"kind": "rbf", "sigma": "mean"})
+
+
+def test_median_heuristic_is_the_median_pairwise_distance_of_the_expansion_points():
+    from scipy.spatial.distance import pdist
+
+    assert median_distance(X) == pytest.approx(np.median(pdist(X)), rel=1e-12)
+    assert median_distance(sp.csr_matrix(X)) == pytest.approx(np.median(pdist(X)), rel=1e-12)
+    # fit k(X, X) and out-of-sample k(Y, X) use the same width: the one of X
+    sigma = np.median(pdist(X))
+    np.testing.assert_allclose(kernel_matrix(Y, X, {"kind": "rbf"}),
+                               rbf_kernel(Y, X, gamma=1 / (2 * sigma**2)), rtol=1e-12)
+    np.testing.assert_allclose(kernel_matrix(X, None, {"kind": "rbf"}),
+                               rbf_kernel(X, gamma=1 / (2 * sigma**2)), rtol=1e-12)
+    # scale-free: pixels in 0..255 get the kernel l2-scaled data gets, up to the scale
+    np.testing.assert_allclose(kernel_matrix(255 * X, None, {"kind": "rbf"}),
+                               kernel_matrix(X, None, {"kind": "rbf"}), rtol=1e-10)
+
+
+def test_median_heuristic_samples_large_sets_with_a_fixed_seed_and_refuses_a_single_point():
+    big = np.random.default_rng(1).normal(size=(3000, 4))
+    a, b = median_distance(big), median_distance(big)
+    assert a == b and abs(a - median_distance(big, max_points=3000)) < 0.05 * a
+    with pytest.raises(ConfigError, match="two distinct points.*give kernel.sigma a number"):
+        median_distance(np.ones((5, 3)))

@@ -1,4 +1,11 @@
-"""Kernel matrices for the RKHS methods (dense output; X and Y may be sparse)."""
+"""Kernel matrices for the RKHS methods (dense output; X and Y may be sparse).
+
+The rbf width defaults to the median heuristic (``sigma: median``): the median Euclidean distance
+between the kernel's expansion points (``Y``, or ``X`` when ``Y`` is not given), over a seeded
+sample of at most 1,000 of them. It follows the data's scale, so a kernel method's defaults work on
+pixels in 0..255 as on l2-normalised features; fit (k(X, X)) and out-of-sample prediction
+(k(X_new, X)) get the same width because both take it from the same expansion points.
+"""
 
 from __future__ import annotations
 
@@ -12,7 +19,7 @@ from sklearn.metrics.pairwise import linear_kernel, polynomial_kernel, rbf_kerne
 from .errors import ConfigError
 
 _DEFAULTS = {
-    "rbf": {"sigma": 1.0},
+    "rbf": {"sigma": "median"},
     "linear": {},
     "polynomial": {"degree": 3, "coef0": 1.0, "gamma": 1.0},
 }
@@ -31,8 +38,11 @@ def validate_kernel(spec: dict) -> dict:
     out = {"kind": kind, **_DEFAULTS[kind], **spec}
     for key in ("sigma", "gamma"):
         v = out.get(key)
+        if key == "sigma" and v in SIGMA_RULES:
+            continue
         if key in out and (isinstance(v, bool) or not isinstance(v, numbers.Real) or v <= 0):
-            raise ConfigError(f"kernel {kind!r}: {key!r} must be a positive number, got {v!r}")
+            rules = f" or one of {list(SIGMA_RULES)}" if key == "sigma" else ""
+            raise ConfigError(f"kernel {kind!r}: {key!r} must be a positive number{rules}, got {v!r}")
     if kind == "polynomial":
         d = out["degree"]
         if isinstance(d, bool) or not isinstance(d, numbers.Integral) or d < 1:
@@ -67,6 +77,37 @@ def kernel_matrix(X, Y=None, spec: dict | None = None) -> np.ndarray:
     return K
 
 
+SIGMA_RULES = ("median",)  # data-driven rbf widths (see the module docstring)
+MEDIAN_SAMPLE = 1000
+
+
+def median_distance(X, max_points: int = MEDIAN_SAMPLE, random_state: int = 0) -> float:
+    """Median Euclidean distance between distinct rows of ``X`` (dense or sparse), over a seeded
+    sample of at most ``max_points`` rows (all pairs of the sample). Raises ConfigError when it is
+    zero (fewer than two distinct points)."""
+    from sklearn.metrics.pairwise import euclidean_distances
+
+    n = X.shape[0]
+    if n > max_points:
+        rows = np.sort(np.random.default_rng(random_state).choice(n, max_points, replace=False))
+        X = X[rows]
+    D = euclidean_distances(X)
+    d = D[np.triu_indices(D.shape[0], k=1)]
+    med = float(np.median(d)) if d.size else 0.0
+    if not med > 0:
+        raise ConfigError(f"the median heuristic for the rbf width needs two distinct points; the "
+                          f"median distance of these {D.shape[0]} is {med}: give kernel.sigma a number")
+    return med
+
+
+def resolve_sigma(spec: dict, points) -> dict:
+    """The spec with a data-driven ``sigma`` replaced by its value on ``points`` (a copy)."""
+    spec = validate_kernel(spec)
+    if spec["kind"] == "rbf" and spec["sigma"] == "median":
+        spec["sigma"] = median_distance(points)
+    return spec
+
+
 _SHARED = contextvars.ContextVar("gssl_shared_kernels", default=None)  # (X, {spec key: K})
 
 
@@ -88,6 +129,7 @@ def shared_kernels(X):
 
 def _compute(X, Y, spec: dict) -> np.ndarray:
     if spec["kind"] == "rbf":
+        spec = resolve_sigma(spec, X if Y is None else Y)  # the expansion points' scale
         K = rbf_kernel(X, Y, gamma=1.0 / (2.0 * float(spec["sigma"]) ** 2))
     elif spec["kind"] == "linear":
         K = linear_kernel(X, Y, dense_output=True)

@@ -3,13 +3,15 @@
 Graph specs (config entries under ``graphs:``), with their defaults:
 
     {"kind": "knn", "k": 10, "weights": "heat", "sigma": "mean_knn_distance",
-     "symmetrize": "max", "laplacian": "normalized", "power": 1}
+     "symmetrize": "max", "laplacian": "normalized", "laplacian_power": 1}
         weights "binary" takes no sigma; "self_tuning" takes "k_st" (default 7) instead of sigma;
         "gaussian_kth" (exp(-4 d^2 / d_k(x_i)^2), Calder et al. 2020) takes neither.
-    {"kind": "lle", "k": 8, "reg": 1e-3, "symmetrize": "max", "laplacian": "lle", "power": 1}
+    {"kind": "lle", "k": 8, "reg": 1e-3, "symmetrize": "max", "laplacian": "lle", "laplacian_power": 1}
         W is the symmetric binary kNN graph, V the LLE barycentric weights.
-    {"kind": "precomputed", "laplacian": "normalized", "power": 1}
+    {"kind": "precomputed", "laplacian": "normalized", "laplacian_power": 1}
         uses the given W (symmetrized by max, diagonal dropped).
+    ``laplacian_power`` p declares L^p, the name the solvers' parameter has; ``power`` is accepted
+    as its old name.
 """
 
 from __future__ import annotations
@@ -38,9 +40,9 @@ GRAPH_KINDS = ("knn", "lle", "precomputed")
 WEIGHTS = ("binary", "heat", "self_tuning", "gaussian_kth")
 
 _DEFAULTS = {
-    "knn": {"k": 10, "weights": "heat", "symmetrize": "max", "laplacian": "normalized", "power": 1},
-    "lle": {"k": 8, "reg": 1e-3, "symmetrize": "max", "laplacian": "lle", "power": 1},
-    "precomputed": {"laplacian": "normalized", "power": 1},
+    "knn": {"k": 10, "weights": "heat", "symmetrize": "max", "laplacian": "normalized", "laplacian_power": 1},
+    "lle": {"k": 8, "reg": 1e-3, "symmetrize": "max", "laplacian": "lle", "laplacian_power": 1},
+    "precomputed": {"laplacian": "normalized", "laplacian_power": 1},
 }
 _WEIGHT_KEYS = {"binary": {}, "heat": {"sigma": "mean_knn_distance"}, "self_tuning": {"k_st": 7},
                 "gaussian_kth": {}}
@@ -66,6 +68,10 @@ def validate_graph_spec(spec) -> dict:
         raise ConfigError(f"graph spec: kind={spec.get('kind')!r} is not allowed; "
                           f"allowed values: {list(GRAPH_KINDS)}")
     kind = spec["kind"]
+    if "power" in spec:  # the old name of laplacian_power (the solvers' name for it)
+        if "laplacian_power" in spec:
+            raise ConfigError("graph spec: give laplacian_power only (power is its old name)")
+        spec = {("laplacian_power" if k == "power" else k): v for k, v in spec.items()}
     out = {"kind": kind, **_DEFAULTS[kind]}
     if kind == "knn":
         out["weights"] = spec.get("weights", out["weights"])
@@ -78,7 +84,7 @@ def validate_graph_spec(spec) -> dict:
                           f"allowed keys: {sorted(allowed)}")
     out.update(spec)
     _choice(out, "laplacian", LAPLACIANS + (("lle",) if kind == "lle" else ()))
-    _positive_int(out, "power")
+    _positive_int(out, "laplacian_power")
     if kind in ("knn", "lle"):
         _positive_int(out, "k")
         _choice(out, "symmetrize", SYMMETRIZATIONS)
@@ -211,4 +217,4 @@ def build_graph(X=None, spec: dict | None = None, W=None, **keys) -> Graph:
         Wg = symmetrize(binary(None, idx), spec["symmetrize"])
         V = lle_weights(X, spec["k"], spec["reg"], idx=idx)
     return Graph(W=Wg, V=V, X=X, params=params, laplacian_kind=spec["laplacian"],
-                 laplacian_power=int(spec["power"]))
+                 laplacian_power=int(spec["laplacian_power"]))

@@ -37,7 +37,7 @@ from ..optim.pcg import STOPPING, default_check_every, make_criterion
 from .base import check_nonnegative, check_positive, ova_scores, ova_targets, require_features
 from .rls import _LAPLACIANS, _KernelExpansion
 
-_DEFAULT_KERNEL = {"kind": "rbf", "sigma": 1.0}
+_DEFAULT_KERNEL = {"kind": "rbf", "sigma": "median"}
 
 
 def _check_int(owner, name, v, minimum=1, allow_none=True):

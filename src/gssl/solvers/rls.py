@@ -31,7 +31,7 @@ class KernelRLS(_KernelExpansion):
     """
 
     # the dict default is never mutated (validate_kernel returns a copy)
-    def __init__(self, kernel={"kind": "rbf", "sigma": 1.0}, gamma_A=1e-6):  # noqa: B006
+    def __init__(self, kernel={"kind": "rbf", "sigma": "median"}, gamma_A=1e-6):  # noqa: B006
         self.kernel = kernel
         self.gamma_A = gamma_A
 
@@ -62,7 +62,7 @@ class LaplacianRLS(_KernelExpansion):
     Dense LU solve: O(n^3) time and a few n x n float64 matrices of memory.
     """
 
-    def __init__(self, kernel={"kind": "rbf", "sigma": 1.0},  # noqa: B006 (never mutated)
+    def __init__(self, kernel={"kind": "rbf", "sigma": "median"},  # noqa: B006 (never mutated)
                  gamma_A=1e-6, gamma_I=1e-2, laplacian=None, laplacian_power=None):
         self.kernel = kernel
         self.gamma_A = gamma_A

@@ -23,7 +23,7 @@ class KernelSVM(SemiSupervisedClassifier):
     [-f, f] either way.
     """
 
-    def __init__(self, kernel={"kind": "rbf", "sigma": 1.0}, C=1.0,  # noqa: B006 (never mutated)
+    def __init__(self, kernel={"kind": "rbf", "sigma": "median"}, C=1.0,  # noqa: B006 (never mutated)
                  multiclass="ovo"):
         self.kernel = kernel
         self.C = C

