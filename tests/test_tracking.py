@@ -127,7 +127,8 @@ def test_summary_creates_cell_runs_over_several_blocks(store, tmp_path):
 
 def _pending(tmp_path, name, n_children=3, error=1.0):
     path = tmp_path / f"{name}.mlflow.json.gz"
-    write_pending(path, [run_tree(_spec(f"{name} cell", error_unlabeled_mean=error),
+    when = {"start_time": 1_700_000_000_000, "end_time": 1_700_000_005_000}  # the job's, not the logger's
+    write_pending(path, [run_tree({**_spec(f"{name} cell", error_unlabeled_mean=error), **when},
                                   [_spec(f"{name} split {i}", error_unlabeled=error + i)
                                    for i in range(n_children)]),
                          run_tree(_spec(f"{name} grid point"))])
@@ -154,6 +155,8 @@ def test_log_pending_logs_each_tree_once_in_its_place(store, tmp_path):
     c = _client(uri)
     cell, kids = first[str(a)][0]["run"], first[str(a)][0]["children"]
     assert c.get_run(cell).info.status == "FINISHED" and c.get_run(cell).info.experiment_id == eid
+    assert (c.get_run(cell).info.start_time, c.get_run(cell).info.end_time) == (1_700_000_000_000,
+                                                                               1_700_000_005_000)
     assert [c.get_run(k).data.metrics["error_unlabeled"] for k in kids] == [1.0, 2.0, 3.0]
     assert {c.get_run(k).data.tags["mlflow.parentRunId"] for k in kids} == {cell}
     assert [c.get_run(k).data.tags[INDEX_TAG] for k in kids] == ["0", "1", "2"]

@@ -326,7 +326,7 @@ def _log_tree(client, experiment_id: str, root: dict, children: list[dict],
         child_ids = [_log_one(client, experiment_id,
                               {**c, "tags": {**c.get("tags", {}), INDEX_TAG: i}}, root_id)
                      for i, c in enumerate(children)]
-        client.set_terminated(root_id, "FINISHED")
+        client.set_terminated(root_id, "FINISHED", end_time=root.get("end_time"))
     except BaseException:
         client.set_terminated(root_id, "FAILED")
         raise
@@ -335,7 +335,8 @@ def _log_tree(client, experiment_id: str, root: dict, children: list[dict],
 
 def run_tree(run: dict, children: list[dict] = ()) -> dict:
     """A pending record: a root run and its child runs, each a dict as for :func:`log_run`
-    (``name``, ``tags``, ``params``, ``metrics``, optional ``history``, ``artifacts``, ``files``)."""
+    (``name``, ``tags``, ``params``, ``metrics``, optional ``history``, ``artifacts``, ``files``,
+    and ``start_time`` / ``end_time`` in ms since the epoch: when the job computed it)."""
     return {"run": run, "children": list(children)}
 
 
@@ -432,7 +433,9 @@ def _log_one(client, experiment_id: str, spec: dict, parent_run_id: str | None =
     tags.setdefault(SUPERSEDED_TAG, "false")  # current until a summary says otherwise
     if parent_run_id:
         tags["mlflow.parentRunId"] = parent_run_id
-    run_id = client.create_run(experiment_id, tags=tags, run_name=spec["name"]).info.run_id
+    # start/end: when the job that computed the run ran (ms since the epoch), not when it is logged
+    run_id = client.create_run(experiment_id, start_time=spec.get("start_time"), tags=tags,
+                               run_name=spec["name"]).info.run_id
     try:
         now = int(time.time() * 1000)
         ms = [Metric(k, float(v), now, 0) for k, v in (spec.get("metrics") or {}).items() if _finite(v)]
@@ -446,7 +449,7 @@ def _log_one(client, experiment_id: str, spec: dict, parent_run_id: str | None =
         for path in spec.get("files") or ():
             client.log_artifact(run_id, str(path))
         if finish:
-            client.set_terminated(run_id, "FINISHED")
+            client.set_terminated(run_id, "FINISHED", end_time=spec.get("end_time"))
     except BaseException:
         client.set_terminated(run_id, "FAILED")
         raise

@@ -71,13 +71,19 @@ def fit_evaluation(cell, method, log):
     return sorted(results, key=lambda r: r["split"]), (groups[0][0] if len(groups) == 1 else method)
 
 
+def job_times():
+    """The run's start and end for MLflow (ms): this job's, not the later logging job's."""
+    return {"start_time": T_START_MS, "end_time": int(time.time() * 1000)}
+
+
 def evaluation_runs(method, results, load_seconds):
     tags = common_tags(method["solver"])
     kind = "cell" if whole_cell else "block"
     parent = {"name": run_name(wc, splits=block), "tags": {**tags, KIND_TAG: kind},
               "params": run_params(method),
-              "metrics": {**split_statistics([r["metrics"] for r in results]), "load_seconds": load_seconds}}
-    children = [{"name": run_name(wc, split=r["split"]),
+              "metrics": {**split_statistics([r["metrics"] for r in results]), "load_seconds": load_seconds},
+              **job_times()}
+    children = [{"name": run_name(wc, split=r["split"]), **job_times(),
                  "tags": {**tags, KIND_TAG: "split", "gssl.split": r["split"],
                           **({"gssl.chosen": json.dumps(r["chosen"], sort_keys=True)} if r["chosen"] else {})},
                  "params": run_params(r["method"]), "metrics": r["metrics"], "history": r["history"],
@@ -94,11 +100,13 @@ def grid_point_run(variant, method, results, load_seconds):
             KIND_TAG: "selection_" + ("cell" if whole_cell else "block")}
     history = [{"split": r["split"], **r["metrics"]} for r in results]
     run = {"name": run_name(wc, variant, splits=block), "tags": tags, "params": run_params(method),
+           **job_times(),
            "metrics": {**split_statistics([r["metrics"] for r in results]), "load_seconds": load_seconds},
            "history": history}
     return run_tree(run)
 
 
+T_START_MS = int(time.time() * 1000)
 with job_context(sm.log[0], sm.threads) as log:
     t_start = time.perf_counter()
     method = dict(sm.params.method)
