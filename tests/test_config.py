@@ -4,7 +4,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from gssl.config import validate_config
+from gssl.config import load_yaml, validate_config
 from gssl.errors import ConfigError
 
 REPO = Path(__file__).resolve().parents[1]
@@ -116,3 +116,20 @@ def test_expected_headline_is_known_before_anything_runs():
                               none={"methods": ["r"], "protocols": ["none"]})
     assert expected_headline(cfg, "tf") == ("error_test", True)
     assert expected_headline(cfg, "none") == ("error_unlabeled", True)
+
+
+def test_load_yaml_refuses_keys_given_twice_syntax_errors_and_non_mappings(tmp_path):
+    f = tmp_path / "c.yaml"
+    f.write_text("graphs:\n  knn10: {kind: knn, k: 10}\n  knn30: {kind: knn, k: 30}\n")
+    assert load_yaml(f)["graphs"]["knn30"]["k"] == 30  # the same key in two mappings is fine
+    f.write_text("graphs:\n  knn10:\n    k: 10\n    k: 30\n")
+    with pytest.raises(ConfigError, match=r"c.yaml: key 'k' is given twice in one mapping \(lines 3 and 4\)"):
+        load_yaml(f)
+    f.write_text("a: [1,\n")
+    with pytest.raises(ConfigError, match="c.yaml is not valid YAML"):
+        load_yaml(f)
+    f.write_text("- 1\n- 2\n")
+    with pytest.raises(ConfigError, match="top level must be a mapping"):
+        load_yaml(f)
+    f.write_text("")
+    assert load_yaml(f) == {}

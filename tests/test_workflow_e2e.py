@@ -410,8 +410,11 @@ def test_killed_run_leaves_no_accepted_output_and_rerun_completes(done):
         assert len(read_pending(pending)[0]["children"]) == len(block["splits"])
     smk(done, "--unlock")  # what snakemake tells the user after a hard kill
     assert planned_jobs(done, "--rerun-incomplete")  # the interrupted work is still to do
+    stale = done / "results" / "graphs" / "moons" / "std" / ".knn8.h5.x1y2z3.tmp"
+    stale.write_bytes(b"half a graph")  # as a kill mid-write leaves (whether or not this one did)
     smk(done, "--cores", "2", "--rerun-incomplete")
     assert planned_jobs(done) == []
+    assert not list((done / "results").rglob(".*.tmp"))  # removed at the start of the rerun
     rls = [r for r in split_records(done) if r["method"] == "rls"]
     assert len(rls) == N_SPLITS // 2
     assert {r["method_params"]["params"]["gamma_A"] for r in rls} == {0.05}
@@ -432,6 +435,24 @@ def test_schema_error_names_key_and_allowed_values(tmp_path):
     assert proc.returncode != 0
     out = proc.stdout + proc.stderr
     assert "graphs.knn8.weights" in out and "heat" in out and "self_tuning" in out
+
+
+def test_the_default_profile_is_loaded_without_being_named(tmp_path):
+    ws = make_workspace(tmp_path / "ws", SMALL)
+    shutil.copytree(REPO / "profiles", ws / "profiles")  # profiles/default -> workflow/profiles/default
+    out = smk(ws, "-n").stderr
+    assert "Using workflow specific profile profiles/default" in out
+    assert (ws / "profiles" / "default" / "config.yaml").read_text() == \
+        (REPO / "workflow" / "profiles" / "default" / "config.yaml").read_text()
+
+
+def test_a_key_given_twice_in_a_configfile_is_refused_before_any_job(tmp_path):
+    ws = make_workspace(tmp_path / "ws", SMALL)
+    (ws / "twice.yaml").write_text("graphs:\n  knn8:\n    kind: knn\n    k: 10\n    k: 30\n")
+    proc = smk(ws, "-n", "--configfile", "twice.yaml", check=False)
+    assert proc.returncode != 0
+    assert "key 'k' is given twice in one mapping (lines 4 and 5)" in proc.stdout + proc.stderr
+    assert not (ws / "results").exists()
 
 
 @pytest.mark.parametrize("section,ident", [("datasets", "nope"), ("methods", "nope"),

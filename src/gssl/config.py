@@ -398,5 +398,37 @@ def _has_test_points(spec: dict) -> bool:
                                                   or bool(spec.get("test")))
 
 
+class _StrictLoader(yaml.SafeLoader):
+    """A YAML loader that refuses a key given twice in one mapping (plain YAML keeps the last one
+    silently: ``k: 10`` then ``k: 30`` would build a k = 30 graph)."""
+
+
+def _strict_mapping(loader, node, deep=False):
+    seen = {}
+    for key_node, _ in node.value:
+        key = loader.construct_object(key_node, deep=deep)
+        if key in seen:
+            raise ConfigError(f"key {key!r} is given twice in one mapping (lines {seen[key] + 1} and "
+                              f"{key_node.start_mark.line + 1}): keep one")
+        seen[key] = key_node.start_mark.line
+    return loader.construct_mapping(node, deep=deep)
+
+
+_StrictLoader.add_constructor(yaml.resolver.BaseResolver.DEFAULT_MAPPING_TAG, _strict_mapping)
+
+
 def load_yaml(path) -> dict:
-    return yaml.safe_load(Path(path).read_text())
+    """A config file as a mapping (an empty file: {}). ConfigError, naming the file, for a YAML
+    syntax error, a key given twice in one mapping, or a top level that is not a mapping."""
+    try:
+        data = yaml.load(Path(path).read_text(), Loader=_StrictLoader)  # noqa: S506 - a SafeLoader
+    except ConfigError as exc:
+        raise ConfigError(f"{path}: {exc}") from None
+    except yaml.YAMLError as exc:
+        raise ConfigError(f"{path} is not valid YAML: {exc}") from None
+    if data is None:
+        return {}
+    if not isinstance(data, dict):
+        raise ConfigError(f"{path}: the top level must be a mapping of config keys (datasets:, "
+                          f"methods:, ...), got a {type(data).__name__}")
+    return data

@@ -56,6 +56,18 @@ def atomic_path(path, suffix: str = ""):
         tmp.unlink(missing_ok=True)
 
 
+def remove_stale_tmp(root) -> list[Path]:
+    """Delete the temporary files :func:`atomic_path` leaves when its process is killed (``.NAME.*.tmp``
+    beside NAME) under ``root``; return their paths. Call it only while no writer runs there (the
+    workflow does at start, holding Snakemake's lock on the folder)."""
+    removed = []
+    for tmp in Path(root).rglob(".*.tmp") if Path(root).is_dir() else ():
+        if tmp.is_file():
+            tmp.unlink(missing_ok=True)
+            removed.append(tmp)
+    return removed
+
+
 def _umask() -> int:
     mask = os.umask(0)
     os.umask(mask)

@@ -1,9 +1,10 @@
 # Config loading + validation and helper functions. No rules here.
 import functools
 import json
+import sys
 from pathlib import Path
 
-from gssl.config import (expected_headline, experiments_to_run, grid_variants, selected_by,
+from gssl.config import (expected_headline, experiments_to_run, grid_variants, load_yaml, selected_by,
                          selection_jobs, solve_jobs, validate_config)
 from gssl.errors import ConfigError
 from gssl.hashing import module_source_hash
@@ -11,11 +12,23 @@ from gssl.splits import n_splits
 from gssl.tracking import default_tracking_uri
 
 try:
+    for _path in workflow.configfiles:  # what Snakemake's YAML loading lets through: keys given twice
+        load_yaml(_path)
     validate_config(config, workflow.source_path("../schemas/config.schema.yaml"))
 except ConfigError as exc:
     raise WorkflowError(str(exc)) from None
 
 RESULTS = config["results"]
+
+
+onstart:
+    # temporary files of jobs killed mid-write (never accepted, but never cleaned either); only real
+    # runs get here, after Snakemake has locked the folder: no writer of this workflow is running
+    from gssl.h5io import remove_stale_tmp
+
+    for _tmp in remove_stale_tmp(RESULTS):
+        print(f"gssl: removed {_tmp}, left by a job killed while writing", file=sys.stderr)
+
 RAW = "resources/raw"
 TRACKING_URI = default_tracking_uri(RESULTS)
 GENERATED_SOURCES = {"digits", "g50c", "two_moons", "four_moons"}
