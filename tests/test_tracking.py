@@ -202,6 +202,36 @@ def test_log_pending_relogs_a_tree_a_killed_logger_left_unfinished(store, tmp_pa
         assert r.info.status in (("FINISHED",) if current_run else ("FAILED", "FINISHED"))
 
 
+def test_log_pending_retries_a_locked_store_and_gives_up_with_its_error(store, tmp_path, monkeypatch):
+    import mlflow.tracking
+    import sqlalchemy.exc
+
+    import gssl.tracking
+
+    uri, ids = store
+    eid = ids["exp_a"]
+    a = _pending(tmp_path, "a")
+    real = mlflow.tracking.MlflowClient.log_batch
+    fails = {"left": 2}
+
+    def locked_twice(self, *args, **kwargs):
+        if fails["left"]:
+            fails["left"] -= 1
+            raise sqlalchemy.exc.OperationalError("INSERT", {}, Exception("database is locked"))
+        return real(self, *args, **kwargs)
+
+    monkeypatch.setattr(gssl.tracking.time, "sleep", lambda s: None)
+    monkeypatch.setattr(mlflow.tracking.MlflowClient, "log_batch", locked_twice)
+    done = log_pending(uri, eid, [a])[str(a)]
+    c = _client(uri)
+    assert c.get_run(done[0]["run"]).info.status == "FINISHED" and len(done[0]["children"]) == 3
+    assert sorted(r.info.status for r in c.search_runs([eid])).count("FAILED") == 2  # the attempts
+    fails["left"] = 10 ** 6  # locked for good: the error, after LOCK_RETRIES attempts
+    with pytest.raises(Exception, match="database is locked"):
+        log_pending(uri, eid, [_pending(tmp_path, "b")])
+    assert fails["left"] == 10 ** 6 - gssl.tracking.LOCK_RETRIES
+
+
 def _init_in_child(uri, results_dir, queue):
     try:
         queue.put(init_store(uri, ["exp_a", "exp_b"], results_dir=results_dir))

@@ -179,6 +179,31 @@ def test_parallel_jobs_log_one_finished_run_each_in_the_right_experiment(done):
     assert {parent_of[r["parent"]] for r in records} == {r[4] for r in cells}
 
 
+def test_64_jobs_at_32_cores_two_loggers_on_a_fresh_sqlite_store_lose_and_misfile_nothing(tmp_path):
+    """Two experiments of 32 one-split jobs each at --cores 32: the jobs never open the store, and
+    the two logging jobs, writing to one new sqlite file at once, each file exactly their runs."""
+    cfg = json.loads(json.dumps(SMALL))
+    cfg["experiments"]["e2e_b"] = {**cfg["experiments"]["e2e"], "description": "the twin"}
+    ws = make_workspace(tmp_path / "ws", cfg)
+    proc = smk(ws, "--cores", "32")
+    assert rules_of(parse_jobs(proc))["solve"] == 2 * N_JOBS
+    runs = mlflow_runs(ws)
+    records = split_records(ws)
+    assert len(records) == 2 * N_SPLITS
+    by_id = {r[4]: r for r in runs}
+    for rec in records:  # every split's run exists, FINISHED, current, in its own experiment
+        exp, status, method, superseded, _, parent = by_id[rec["mlflow_run_id"]]
+        experiment = json.loads(Path(ws, "results", "mlflow", f"{exp}.summary.json").read_text())
+        assert status == "FINISHED" and superseded == "false" and method == rec["method"]
+        assert parent == rec["parent"]
+        assert any(rec["mlflow_run_id"] in t["children"] for trees in experiment["runs"].values()
+                   for t in trees)
+    assert {r[0] for r in runs} == {"e2e", "e2e_b"}
+    assert len(mlflow_runs(ws, "split")) == 2 * N_SPLITS  # none lost, none twice
+    print(f"\nconcurrency: {2 * N_JOBS} jobs at --cores 32, {len(runs)} runs, "
+          f"{sum(r[1] == 'FINISHED' for r in runs)} FINISHED, 0 misfiled, 0 lost")
+
+
 def test_outputs_tables_plots_and_summary(done):
     res = done / "results"
     csv = (res / "tables" / "e2e.csv").read_text()

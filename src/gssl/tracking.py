@@ -28,6 +28,7 @@ import functools
 import gzip
 import json
 import os
+import random
 import time
 from pathlib import Path
 
@@ -411,10 +412,27 @@ def log_pending(uri: str, experiment_id: str, paths: list) -> dict[str, list[dic
                 logged.append({"run": root, "children": [kids[root][j] for j in range(len(tree["children"]))],
                                "logged": False})
             else:
-                root, children = _log_tree(client, experiment_id, tree["run"], tree["children"], record)
+                root, children = _retry_locked(lambda t=tree, r=record: _log_tree(
+                    client, experiment_id, t["run"], t["children"], r))
                 logged.append({"run": root, "children": children, "logged": True})
         out[str(path)] = logged
     return out
+
+
+LOCK_RETRIES = 5  # attempts at a run tree when another process holds the sqlite store's write lock
+
+
+def _retry_locked(log, attempts: int = LOCK_RETRIES, base_delay: float = 0.5):
+    """``log()``, tried again with jittered exponential backoff while a sqlite store answers
+    "database is locked" (another experiment's logging job is writing): a failed attempt leaves a
+    FAILED root, which the summary marks superseded. Other errors, and the last one, propagate."""
+    for attempt in range(attempts):
+        try:
+            return log()
+        except Exception as exc:  # noqa: BLE001 - only the lock is retried
+            if "database is locked" not in str(exc) or attempt == attempts - 1:
+                raise
+            time.sleep(base_delay * 2 ** attempt * random.uniform(0.5, 1.5))
 
 
 def _check_experiment(client, uri: str, experiment_id: str) -> None:
@@ -484,6 +502,13 @@ def summarize(uri: str, experiment_id: str, experiment: str, current_run_ids: li
     Every run of the experiment that is neither current, nor one of these, nor the summary is
     tagged ``gssl.superseded=true``; the current ones carry ``false``.
     """
+    return _retry_locked(lambda: _summarize_once(uri, experiment_id, experiment, current_run_ids,
+                                                 files, params, metrics, cells))
+
+
+def _summarize_once(uri, experiment_id, experiment, current_run_ids, files, params, metrics,
+                    cells) -> str:
+    """One attempt of :func:`summarize` (an interrupted one leaves runs the next one supersedes)."""
     client = _client(uri)
     _check_experiment(client, uri, experiment_id)
     existing = list(_all_runs(client, experiment_id))  # the runs to tag; new ones start current
