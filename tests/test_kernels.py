@@ -53,6 +53,10 @@ def test_bad_specs_raise_config_error(spec):
 
 def test_validate_fills_defaults():
     assert validate_kernel({"kind": "rbf"}) == {"kind": "rbf", "sigma": "median"}
+    assert validate_kernel("rbf") == {"kind": "rbf", "sigma": "median"}  # a bare kind: its defaults
+    assert validate_kernel("linear") == {"kind": "linear"}
+    with pytest.raises(ConfigError, match=r"one of \['linear', 'polynomial', 'rbf'\] or a mapping"):
+        validate_kernel("gaussian")
     with pytest.raises(ConfigError, match="positive number or one of \\['median'\\]"):
         validate_kernel({"kind": "rbf", "sigma": "mean"})
 

@@ -25,11 +25,14 @@ _DEFAULTS = {
 }
 
 
-def validate_kernel(spec: dict) -> dict:
-    """Check a kernel spec; return it with defaults filled in. Raises ConfigError."""
+def validate_kernel(spec: dict | str) -> dict:
+    """Check a kernel spec; return it with defaults filled in. A bare kind (``"rbf"``) stands for
+    that kind with its defaults. Raises ConfigError."""
+    if isinstance(spec, str) and spec in _DEFAULTS:
+        spec = {"kind": spec}
     if not isinstance(spec, dict) or spec.get("kind") not in _DEFAULTS:
-        raise ConfigError(f"kernel must be a mapping with 'kind' in {sorted(_DEFAULTS)}, "
-                          f"got {spec!r}")
+        raise ConfigError(f"kernel must be one of {sorted(_DEFAULTS)} or a mapping with 'kind' in "
+                          f"them (e.g. {{'kind': 'rbf', 'sigma': 2.0}}), got {spec!r}")
     kind = spec["kind"]
     unknown = sorted(set(spec) - set(_DEFAULTS[kind]) - {"kind"})
     if unknown:
