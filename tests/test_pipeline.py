@@ -5,6 +5,7 @@ import pytest
 
 from gssl.kernels import kernel_matrix, shared_kernels
 from conftest import build_moons_cell
+from gssl.errors import ConfigError
 from gssl.metrics import error_rate
 from gssl.pipeline import Cell, fit_split, run_cell, run_solver
 from gssl.solvers.registry import make_solver
@@ -206,3 +207,25 @@ def test_a_graph_only_dataset_runs_through_every_stage(tmp_path):
     assert cell.X is None and cell.graph.n_nodes == 120
     res = fit_split(cell, 1, {"solver": "mtv", "params": {"max_iter": 300}})
     assert res["metrics"]["purity"] > 90 and "solver_discrete_energy" in res["metrics"]
+
+
+def test_config_class_views_name_classes_and_indices_say_so(tmp_path):
+    """classes: / groups: hold class names (a number is its name: COIL20's objects are "1".."20"),
+    class_indices: / group_indices: label indices; a name the dataset lacks is a named error."""
+    from gssl.datasets import load_dataset
+    from gssl.pipeline import build_dataset, class_view
+
+    assert class_view({"classes": [1, 2]}) == {"classes": ["1", "2"]}
+    assert class_view({"groups": [[0, 1], ["2"]]}) == {"groups": [["0", "1"], ["2"]]}
+    assert class_view({"class_indices": [1, 2]}) == {"classes": [1, 2]}
+    assert class_view({"group_indices": [[0], [1, 2]]}) == {"groups": [[0], [1, 2]]}
+    assert class_view({"source": "digits"}) == {}
+    out = tmp_path / "d.h5"
+    build_dataset("d", {"source": "four_moons", "classes": [3, 1]}, tmp_path, out)
+    by_name = load_dataset(out)
+    build_dataset("d", {"source": "four_moons", "class_indices": [3, 1]}, tmp_path, out)
+    by_index = load_dataset(out)  # four_moons' classes are "0".."3": names and indices agree
+    assert by_name.classes.tolist() == by_index.classes.tolist() == ["3", "1"]
+    np.testing.assert_array_equal(by_name.X, by_index.X)
+    with pytest.raises(ConfigError, match=r"no class named '4'; its classes: \['0', '1', '2', '3'\].*class_indices"):
+        build_dataset("d", {"source": "four_moons", "classes": [4, 1]}, tmp_path, out)

@@ -32,7 +32,12 @@ def _describe(error) -> str:
         # the alternative that got furthest into the value, preferring a real mismatch over "wrong type"
         error = max(error.context, key=lambda e: (len(e.absolute_path), e.validator != "type"))
     msg = f"config key '{_where(error)}': {error.message}"
-    if error.validator == "enum":
+    if error.validator == "not":  # the schema's "at most one of" rules: name the keys
+        keys = sorted({k for alt in error.validator_value.get("anyOf", [error.validator_value])
+                       for k in alt.get("required", [])})
+        given = [k for k in keys if isinstance(error.instance, dict) and k in error.instance]
+        msg = f"config key '{_where(error)}': give at most one of {', '.join(keys)} (got {', '.join(given)})"
+    elif error.validator == "enum":
         msg += f" (allowed values: {', '.join(map(str, error.validator_value))})"
     elif error.validator == "additionalProperties":
         allowed = sorted(error.schema.get("properties", {}))

@@ -38,10 +38,29 @@ def build_dataset(dataset_id: str, entry: dict, raw_dir, out) -> None:
 
     t0 = time.perf_counter()
     ds = load(entry["source"], raw_dir=raw_dir, params=entry.get("params"))
-    if entry.get("classes") or entry.get("groups"):
-        ds = select(ds, classes=entry.get("classes"), groups=entry.get("groups"))
+    view = class_view(entry)
+    if view:
+        ds = select(ds, **view)
     ds.name = dataset_id
     save_dataset(out, ds, params=entry, build_seconds=time.perf_counter() - t0)
+
+
+def class_view(entry: dict) -> dict:
+    """A dataset entry's class view as :func:`gssl.datasets.select` arguments. ``classes`` and
+    ``groups`` hold class names as the dataset calls them (a number is its name: COIL20's objects
+    are "1".."20"); ``class_indices`` and ``group_indices`` hold label indices 0..C-1."""
+    def names(items):
+        return [str(c) for c in items]
+
+    if entry.get("classes"):
+        return {"classes": names(entry["classes"])}
+    if entry.get("groups"):
+        return {"groups": [names(g) for g in entry["groups"]]}
+    if entry.get("class_indices"):
+        return {"classes": list(entry["class_indices"])}
+    if entry.get("group_indices"):
+        return {"groups": [list(g) for g in entry["group_indices"]]}
+    return {}
 
 
 def build_features(data_path, steps: list, out, seed: int = 0) -> None:

@@ -13,7 +13,9 @@ def _class_index(ds: Dataset, c) -> int:
     if isinstance(c, (str, np.str_)):
         hits = np.flatnonzero(ds.classes == c)
         if hits.size == 0:
-            raise ConfigError(f"dataset {ds.name!r} has no class named {c!r}; classes: {list(ds.classes)}")
+            raise ConfigError(f"dataset {ds.name!r} has no class named {c!r}; its classes: "
+                              f"{[str(x) for x in ds.classes]} (a config's classes: / groups: name "
+                              f"classes; class_indices: / group_indices: take label indices 0..C-1)")
         return int(hits[0])
     if isinstance(c, (bool, np.bool_)) or not isinstance(c, (int, np.integer)) or not 0 <= c < len(ds.classes):
         raise ConfigError(f"dataset {ds.name!r}: class {c!r} is neither a label index in "
