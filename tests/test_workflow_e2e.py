@@ -340,6 +340,38 @@ def test_per_split_selection_refits_each_splits_choice_and_shares_it(tmp_path):
     assert len(points) == 4 and not any(r[5] in {p[4] for p in points} for r in mlflow_runs(ws))
 
 
+def test_gssl_verify_passes_a_finished_run_and_names_each_corruption(done, tmp_path):
+    gssl = str(Path(sys.executable).with_name("gssl"))
+    ok = subprocess.run([gssl, "verify", str(done / "results")], capture_output=True, text=True)
+    assert ok.returncode == 0, ok.stdout + ok.stderr
+    assert re.search(rf"ok: checked \d+ cache files, {N_JOBS} job outputs, \d+ MLflow runs", ok.stdout)
+    copy = tmp_path / "ws"
+    shutil.copytree(done / "results", copy / "results")  # the ledgers name the same store
+    out = sorted((copy / "results" / "runs").rglob("*.json"))
+    block = json.loads(out[0].read_text())
+    block["splits"][0]["metrics"]["error_unlabeled"] += 1.0  # an output edited after logging
+    out[0].write_text(json.dumps(block))
+    out[1].unlink()  # an output gone
+    graph = next((copy / "results" / "graphs").rglob("*.h5"))
+    import h5py
+
+    with h5py.File(graph, "r") as fh:  # where W's values lie in the file (contiguous or a chunk)
+        ds = fh["W"]["data"] if isinstance(fh["W"], h5py.Group) else fh["W"]
+        offset = ds.id.get_offset() if ds.chunks is None else ds.id.get_chunk_info(0).byte_offset
+    raw = bytearray(graph.read_bytes())
+    raw[offset + 3] ^= 0xFF  # bit rot in the data
+    graph.write_bytes(bytes(raw))
+    (copy / "results" / "runs" / "extra.json").write_text(out[2].read_text())  # never logged
+    bad = subprocess.run([gssl, "verify", str(copy / "results")], capture_output=True, text=True)
+    assert bad.returncode == 1
+    text = bad.stdout
+    assert f"{out[0]} split 0: MLflow run" in text and "holds other metrics than the output" in text
+    assert f"lists {out[1]}, which does not exist" in text
+    assert str(graph) in text
+    assert "extra.json: in no experiment's logging ledger" in text
+    assert re.search(r"^4 problems: checked", text, re.M), text
+
+
 def test_html_report_embeds_tables_and_plots(done):
     smk(done, "--cores", "1", "--report", "results/report.html")
     html = (done / "results" / "report.html").read_text(errors="replace")

@@ -176,6 +176,18 @@ def _config_check(args) -> None:
     print(f"ok: {', '.join(args.files)} ({len(config['experiments'])} experiments)")
 
 
+def _verify(args) -> None:
+    from .verify import verify_results
+
+    problems, counts = verify_results(args.results)
+    for problem in problems:
+        print(problem)
+    checked = ", ".join(f"{n} {what}" for what, n in counts.items())
+    print(f"{'ok' if not problems else f'{len(problems)} problems'}: checked {checked} in {args.results}")
+    if problems:
+        raise SystemExit(1)
+
+
 def _deep_update(base: dict, new: dict) -> None:
     for k, v in new.items():
         if isinstance(v, dict) and isinstance(base.get(k), dict):
@@ -215,6 +227,11 @@ def build_parser() -> argparse.ArgumentParser:
     check.add_argument("files", nargs="+")
     check.add_argument("--schema", default=None)
     check.set_defaults(func=_config_check)
+
+    verify = sub.add_parser("verify", help="check every cache file, job output and MLflow run of a "
+                                           "results folder against their recorded hashes")
+    verify.add_argument("results", nargs="?", default="results", help="results folder (default: results)")
+    verify.set_defaults(func=_verify)
     return p
 
 

@@ -492,6 +492,19 @@ def _all_runs(client, experiment_id: str):
             return
 
 
+def store_runs(uri: str, experiment_id: str) -> dict[str, tuple[str, dict, dict]]:
+    """Every run of an experiment: run id -> (status, tags, latest metrics), for ``gssl verify``."""
+    try:
+        client = _client(uri)
+        _check_experiment(client, uri, experiment_id)
+        return {r.info.run_id: (r.info.status, dict(r.data.tags), dict(r.data.metrics))
+                for r in _all_runs(client, experiment_id)}
+    except TrackingError:
+        raise
+    except Exception as exc:  # noqa: BLE001 - re-raised with the store named
+        raise TrackingError(f"cannot read MLflow store {uri!r}: {exc}. {_store_hint(uri)}") from exc
+
+
 def summarize(uri: str, experiment_id: str, experiment: str, current_run_ids: list[str],
               files: list[str], params: dict | None = None, metrics: dict | None = None,
               cells: list[dict] = ()) -> str:
