@@ -133,3 +133,9 @@ def test_load_yaml_refuses_keys_given_twice_syntax_errors_and_non_mappings(tmp_p
         load_yaml(f)
     f.write_text("")
     assert load_yaml(f) == {}
+
+
+def test_load_yaml_keeps_yaml_merge_keys(tmp_path):
+    f = tmp_path / "m.yaml"
+    f.write_text("base: &b {k: 10, weights: heat}\ngraphs:\n  g:\n    <<: *b\n    k: 30\n")
+    assert load_yaml(f)["graphs"]["g"] == {"k": 30, "weights": "heat"}  # an override, not a repeat

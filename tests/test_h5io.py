@@ -134,3 +134,30 @@ def test_files_without_a_checksum_are_read_unchecked(tmp_path):
         del fh.attrs["content_sha256"]  # as written before the checksum existed
     arrays, _ = read_h5(path, "splits")
     np.testing.assert_array_equal(arrays["y"], np.arange(5))
+
+
+def test_stale_temporary_files_of_dead_local_writers_are_removed_and_no_others(tmp_path):
+    import os
+    import socket
+    import subprocess
+    import sys
+
+    from gssl.h5io import atomic_path, remove_stale_tmp
+
+    host = socket.gethostname()
+    dead = int(subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"],
+                              capture_output=True, text=True).stdout)
+    (tmp_path / "sub").mkdir()
+    stale = tmp_path / "sub" / f".g.h5~{host}~{dead}~abc.h5.tmp"
+    running = tmp_path / f".f.h5~{host}~{os.getpid()}~abc.h5.tmp"  # this process still writes it
+    remote = tmp_path / f".f.h5~another-host~{dead}~abc.h5.tmp"  # not ours to judge
+    other = tmp_path / ".notes.tmp"
+    for f in (stale, running, remote, other):
+        f.write_bytes(b"x")
+    assert remove_stale_tmp(tmp_path) == [stale]
+    assert not stale.exists() and running.exists() and remote.exists() and other.exists()
+    with atomic_path(tmp_path / "out.json") as tmp:  # atomic_path's names follow the pattern
+        assert tmp.name.startswith(f".out.json~{host}~{os.getpid()}~") and tmp.name.endswith(".tmp")
+        assert remove_stale_tmp(tmp_path) == []  # its own writer is alive
+        tmp.write_text("{}")
+    assert (tmp_path / "out.json").read_text() == "{}"

@@ -213,7 +213,8 @@ def test_config_class_views_name_classes_and_indices_say_so(tmp_path):
     """classes: / groups: hold class names (a number is its name: COIL20's objects are "1".."20"),
     class_indices: / group_indices: label indices; a name the dataset lacks is a named error."""
     from gssl.datasets import load_dataset
-    from gssl.pipeline import build_dataset, class_view
+    from gssl.datasets.views import class_view
+    from gssl.pipeline import build_dataset
 
     assert class_view({"classes": [1, 2]}) == {"classes": ["1", "2"]}
     assert class_view({"groups": [[0, 1], ["2"]]}) == {"groups": [["0", "1"], ["2"]]}

@@ -47,7 +47,7 @@ def test_a_tie_break_orders_equal_means_and_only_them():
 
 def _blocks(scores: dict, hinge: dict | None = None) -> list[dict]:
     """Grid blocks from {variant: [metric per split]}."""
-    return [{"variant": v, "mlflow_parent_run_id": "-",
+    return [{"variant": v,
              "splits": [{"split": s, "metrics": {"error_validation": e,
                                                  "sq_hinge_validation": (hinge or {}).get(v, [0.0] * 9)[s]}}
                         for s, e in enumerate(errors)]} for v, errors in scores.items()]
@@ -191,7 +191,7 @@ def _select(cell: Cell) -> pd.DataFrame:
     blocks = []
     for variant, params in grid_variants(LAPRLS):
         results = run_cell(cell, [0, 1], {"solver": "lap_rls", "params": params})
-        blocks.append({"variant": variant, "mlflow_parent_run_id": "-",
+        blocks.append({"variant": variant,
                        "splits": [{"split": r["split"], "metrics": r["metrics"]} for r in results]})
     return grid_table(blocks, LAPRLS, "error_unlabeled")
 
@@ -224,7 +224,7 @@ def _select_per_split(cell: Cell) -> dict:
     blocks = []
     for variant, params in grid_variants(LAPRLS):
         results = run_cell(cell, range(4), {"solver": "lap_rls", "params": params})
-        blocks.append({"variant": variant, "mlflow_parent_run_id": "-",
+        blocks.append({"variant": variant,
                        "splits": [{"split": r["split"], "metrics": r["metrics"]} for r in results]})
     return choose_per_split(blocks, LAPRLS, "error_validation", "sq_hinge_validation")
 

@@ -15,6 +15,7 @@ import os
 import re
 import shutil
 import signal
+import socket
 import sqlite3
 import subprocess
 import sys
@@ -362,14 +363,18 @@ def test_gssl_verify_passes_a_finished_run_and_names_each_corruption(done, tmp_p
     raw[offset + 3] ^= 0xFF  # bit rot in the data
     graph.write_bytes(bytes(raw))
     (copy / "results" / "runs" / "extra.json").write_text(out[2].read_text())  # never logged
-    bad = subprocess.run([gssl, "verify", str(copy / "results")], capture_output=True, text=True)
+    out[3].write_text(out[3].read_text()[:100])  # a truncated output
+    link = tmp_path / "scratch"  # results behind a link of another name: paths still resolve
+    link.symlink_to(copy / "results")
+    bad = subprocess.run([gssl, "verify", str(link)], capture_output=True, text=True)
     assert bad.returncode == 1
-    text = bad.stdout
+    text = bad.stdout.replace(str(link), str(copy / "results"))
     assert f"{out[0]} split 0: MLflow run" in text and "holds other metrics than the output" in text
     assert f"lists {out[1]}, which does not exist" in text
     assert str(graph) in text
     assert "extra.json: in no experiment's logging ledger" in text
-    assert re.search(r"^4 problems: checked", text, re.M), text
+    assert f"{out[3]}: not a readable job output" in text
+    assert re.search(r"^5 problems: checked", text, re.M), text
 
 
 def test_html_report_embeds_tables_and_plots(done):
@@ -467,7 +472,9 @@ def test_killed_run_leaves_no_accepted_output_and_rerun_completes(done):
         assert len(read_pending(pending)[0]["children"]) == len(block["splits"])
     smk(done, "--unlock")  # what snakemake tells the user after a hard kill
     assert planned_jobs(done, "--rerun-incomplete")  # the interrupted work is still to do
-    stale = done / "results" / "graphs" / "moons" / "std" / ".knn8.h5.x1y2z3.tmp"
+    dead = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"],
+                          capture_output=True, text=True).stdout.strip()  # a writer that is gone
+    stale = done / "results" / "graphs" / "moons" / "std" / f".knn8.h5~{socket.gethostname()}~{dead}~x1y2.h5.tmp"
     stale.write_bytes(b"half a graph")  # as a kill mid-write leaves (whether or not this one did)
     smk(done, "--cores", "2", "--rerun-incomplete")
     assert planned_jobs(done) == []

@@ -411,6 +411,8 @@ class _StrictLoader(yaml.SafeLoader):
 def _strict_mapping(loader, node, deep=False):
     seen = {}
     for key_node, _ in node.value:
+        if key_node.tag == "tag:yaml.org,2002:merge":  # <<: *base: its keys may be overridden
+            continue
         key = loader.construct_object(key_node, deep=deep)
         if key in seen:
             raise ConfigError(f"key {key!r} is given twice in one mapping (lines {seen[key] + 1} and "

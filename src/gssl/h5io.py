@@ -15,6 +15,7 @@ import contextlib
 import datetime as _dt
 import json
 import os
+import socket
 import tempfile
 import time
 from pathlib import Path
@@ -39,7 +40,9 @@ def atomic_path(path, suffix: str = ""):
     """
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=suffix + ".tmp", dir=path.parent)
+    # .NAME~HOST~PID~<random><suffix>.tmp: remove_stale_tmp knows whose it is
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}~{socket.gethostname()}~{os.getpid()}~",
+                               suffix=suffix + ".tmp", dir=path.parent)
     os.close(fd)
     tmp = Path(tmp)
     try:
@@ -57,15 +60,27 @@ def atomic_path(path, suffix: str = ""):
 
 
 def remove_stale_tmp(root) -> list[Path]:
-    """Delete the temporary files :func:`atomic_path` leaves when its process is killed (``.NAME.*.tmp``
-    beside NAME) under ``root``; return their paths. Call it only while no writer runs there (the
-    workflow does at start, holding Snakemake's lock on the folder)."""
-    removed = []
-    for tmp in Path(root).rglob(".*.tmp") if Path(root).is_dir() else ():
-        if tmp.is_file():
-            tmp.unlink(missing_ok=True)
-            removed.append(tmp)
+    """Delete the temporary files :func:`atomic_path` left under ``root`` when its process was
+    killed: those written on this host by a process that no longer runs (the host and pid are in
+    the name). A running writer's file, or another host's, is left alone; return the paths removed."""
+    host, removed = socket.gethostname(), []
+    for tmp in Path(root).rglob(".*~*~*~*.tmp") if Path(root).is_dir() else ():
+        parts = tmp.name.split("~")
+        if len(parts) < 4 or parts[-3] != host or not parts[-2].isdigit() or _alive(int(parts[-2])):
+            continue
+        tmp.unlink(missing_ok=True)
+        removed.append(tmp)
     return removed
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except (PermissionError, OverflowError):
+        return True  # another user's process, or not a pid: not ours to judge
+    return True
 
 
 def _umask() -> int:

@@ -35,6 +35,7 @@ def fetch_dataset(source: str, raw_dir, manifest_path) -> dict:
 def build_dataset(dataset_id: str, entry: dict, raw_dir, out) -> None:
     """Parse a fetched (or generated) dataset, apply its class view, write the canonical file."""
     from .datasets import load, save_dataset, select
+    from .datasets.views import class_view
 
     t0 = time.perf_counter()
     ds = load(entry["source"], raw_dir=raw_dir, params=entry.get("params"))
@@ -43,24 +44,6 @@ def build_dataset(dataset_id: str, entry: dict, raw_dir, out) -> None:
         ds = select(ds, **view)
     ds.name = dataset_id
     save_dataset(out, ds, params=entry, build_seconds=time.perf_counter() - t0)
-
-
-def class_view(entry: dict) -> dict:
-    """A dataset entry's class view as :func:`gssl.datasets.select` arguments. ``classes`` and
-    ``groups`` hold class names as the dataset calls them (a number is its name: COIL20's objects
-    are "1".."20"); ``class_indices`` and ``group_indices`` hold label indices 0..C-1."""
-    def names(items):
-        return [str(c) for c in items]
-
-    if entry.get("classes"):
-        return {"classes": names(entry["classes"])}
-    if entry.get("groups"):
-        return {"groups": [names(g) for g in entry["groups"]]}
-    if entry.get("class_indices"):
-        return {"classes": list(entry["class_indices"])}
-    if entry.get("group_indices"):
-        return {"groups": [list(g) for g in entry["group_indices"]]}
-    return {}
 
 
 def build_features(data_path, steps: list, out, seed: int = 0) -> None:

@@ -4,7 +4,8 @@ Jobs that compute (solve, grid, select) never open the store: they write the run
 to a *pending-runs file* beside their output (:func:`write_pending`), and one logging job per
 experiment (the ``mlflow_summary`` rule, a local rule) logs them all in one process. Imports and the
 store connection are paid once per experiment instead of once per job (about 2 s each), jobs on
-compute nodes need no route to the tracking server, and only one process writes to a sqlite store.
+compute nodes need no route to the tracking server, and one process per experiment writes to the
+store (experiments' logging jobs that meet on a locked sqlite store retry with backoff).
 
 - ``default_tracking_uri(results)``: ``sqlite:///<abs>/results/mlflow.db`` unless ``MLFLOW_TRACKING_URI`` is set.
 - ``init_store``: create the schema and the experiments under a file lock.
@@ -50,7 +51,7 @@ TAG_PREFIX = "gssl."
 SUMMARY_TAG = "gssl.summary"
 SUPERSEDED_TAG = "gssl.superseded"
 KIND_TAG = "gssl.kind"  # cell | block | split | selection_cell | selection_block | selection | summary
-RECORD_TAG = "gssl.record"  # a root run: the pending record it was logged from (hash of its file + index)
+RECORD_TAG = "gssl.record"  # a root run: the pending record it came from (file path, sha256, index)
 INDEX_TAG = "gssl.record_index"  # a child run: its place among the record's children
 MAX_PARAM_CHARS = 6000
 
@@ -383,8 +384,8 @@ def log_pending(uri: str, experiment_id: str, paths: list) -> dict[str, list[dic
     ``[{"run": root run id, "children": child run ids, "logged": whether logged now}, ...]`` in the
     file's order.
 
-    A tree is identified by the sha256 of its file and its index there (tag ``gssl.record`` on the
-    root run): a file logged before -- its root FINISHED, so every child is there -- is not logged
+    A tree is identified by its file's path and sha256 and its index there (tag ``gssl.record`` on
+    the root run): a file logged before -- its root FINISHED, so every child is there -- is not logged
     again, so this can run after every change of an experiment. A root left RUNNING or FAILED (a
     killed or failed logger) does not count: its tree is logged anew and the old runs end up
     superseded (:func:`summarize`).
@@ -406,7 +407,7 @@ def log_pending(uri: str, experiment_id: str, paths: list) -> dict[str, list[dic
         trees = read_pending(path)
         logged = []
         for i, tree in enumerate(trees):
-            record = f"{digest}:{i}"
+            record = f"{path}:{digest[:32]}:{i}"  # the job output it belongs to, its content, its place
             root = roots.get(record)
             if root is not None and len(kids.get(root, {})) == len(tree["children"]):
                 logged.append({"run": root, "children": [kids[root][j] for j in range(len(tree["children"]))],
@@ -529,7 +530,8 @@ def _summarize_once(uri, experiment_id, experiment, current_run_ids, files, para
     if missing:  # checked before anything is written: a refused summary changes nothing
         raise TrackingError(f"{len(missing)} runs named in the job outputs are not in experiment "
                             f"{experiment} of {uri} (e.g. {sorted(missing)[0]}); the tracking store "
-                            f"changed since they ran: rerun them with snakemake --forcerun solve")
+                            f"changed since they were logged: log them again with "
+                            f"snakemake --forcerun mlflow_summary")
     current = set(current_run_ids)
     for cell in cells:
         cid = _log_one(client, experiment_id, cell)

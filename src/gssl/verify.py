@@ -20,26 +20,29 @@ from pathlib import Path
 from .errors import CacheError, GsslError
 
 
-def verify_results(results, base=None) -> tuple[list[str], dict]:
-    """Return (problems, counts) for the results folder ``results``. Paths in the ledgers are
-    relative to ``base`` (the workflow's folder; default: the parent of ``results``)."""
+def verify_results(results) -> tuple[list[str], dict]:
+    """Return (problems, counts) for the results folder ``results`` (wherever it now lies: the
+    ledgers' paths are taken relative to the results folder they were written for)."""
     results = Path(results)
     if not results.is_dir():
         raise GsslError(f"{results} is not a results folder (run the workflow first)")
-    base = Path(base) if base is not None else results.resolve().parent
     problems, counts = [], {"cache files": 0, "job outputs": 0, "MLflow runs": 0}
     for path in sorted(results.rglob("*.h5")):
         counts["cache files"] += 1
         problems += _check_cache_file(path)
     logged = set()
     for ledger in sorted((results / "mlflow").glob("*.summary.json")):
-        found, outputs, n_runs = _check_ledger(ledger, base)
+        try:
+            found, outputs, n_runs = _check_ledger(ledger, results)
+        except (OSError, ValueError, KeyError, TypeError) as exc:  # unreadable or not a ledger
+            found, outputs, n_runs = [f"{ledger}: not a readable logging ledger ({exc!r}): rerun its "
+                                      f"logging job (snakemake --forcerun mlflow_summary)"], set(), 0
         problems += found
         logged |= outputs
         counts["MLflow runs"] += n_runs
     for path in sorted((results / "runs").rglob("*.json")):
         counts["job outputs"] += 1
-        if path.resolve() not in logged:
+        if path.resolve() not in logged and not path.name.startswith("."):
             problems.append(f"{path}: in no experiment's logging ledger: its runs were never logged "
                             f"(run the workflow to the end: snakemake --cores N)")
     return problems, counts
@@ -70,7 +73,17 @@ def _metrics_differ(recorded: dict, logged: dict) -> list[str]:
     return out
 
 
-def _check_ledger(ledger: Path, base: Path) -> tuple[list[str], set, int]:
+def _in_results(output: str, results: Path, recorded: str | None) -> Path:
+    """A ledger path (``<results as configured>/runs/...``) inside the results folder given."""
+    if recorded:
+        try:
+            return results / Path(output).relative_to(recorded)
+        except ValueError:
+            pass
+    return results.resolve().parent / output  # ledgers written before they recorded the folder
+
+
+def _check_ledger(ledger: Path, results: Path) -> tuple[list[str], set, int]:
     from .pipeline import read_blocks
     from .tracking import SUPERSEDED_TAG, TrackingError, store_runs
 
@@ -101,7 +114,7 @@ def _check_ledger(ledger: Path, base: Path) -> tuple[list[str], set, int]:
                                 f"({'; '.join(diff[:3])})")
 
     for output, trees in info["runs"].items():
-        path = base / output
+        path = _in_results(output, results, info.get("results"))
         if not path.exists():
             problems.append(f"{ledger}: lists {path}, which does not exist (rerun the workflow)")
             continue
@@ -110,7 +123,12 @@ def _check_ledger(ledger: Path, base: Path) -> tuple[list[str], set, int]:
             for tree in trees:
                 check_run(tree["run"], path)
             continue
-        blocks = read_blocks(path)
+        try:
+            blocks = read_blocks(path)
+        except (OSError, ValueError, KeyError) as exc:
+            problems.append(f"{path}: not a readable job output ({exc!r}): delete it and rerun the "
+                            f"workflow")
+            continue
         if len(blocks) != len(trees):
             problems.append(f"{path}: {len(blocks)} blocks, but {ledger} logged {len(trees)} run trees")
             continue

@@ -22,8 +22,8 @@ RESULTS = config["results"]
 
 
 onstart:
-    # temporary files of jobs killed mid-write (never accepted, but never cleaned either); only real
-    # runs get here, after Snakemake has locked the folder: no writer of this workflow is running
+    # temporary files of jobs killed mid-write (never accepted, but never cleaned either): those of
+    # this host whose writing process is gone (a running job's, or another host's, are left alone)
     from gssl.h5io import remove_stale_tmp
 
     for _tmp in remove_stale_tmp(RESULTS):
@@ -65,7 +65,7 @@ def source_identity(source):
 def dataset_code_hash(source):
     """Parsed files are checked against their registered fingerprint, so only generated data
     depends on gssl code (the generators), besides the class views and the file writer."""
-    modules = ["gssl.datasets.views", "gssl.datasets.store"]
+    modules = ["gssl.datasets.views", "gssl.datasets.store"]  # views: the class views (class_view)
     if source in GENERATED_SOURCES:
         modules.append("gssl.datasets.synthetic")
     return code_hash(*modules)

@@ -10,7 +10,7 @@ localrules:
 
 rule mlflow_experiment:
     # Creates the store's schema (under a file lock: several of these jobs run at once) and the
-    # experiment, before any job logs to it.
+    # experiment, before its logging job (mlflow_summary) logs to it.
     output:
         f"{RESULTS}/mlflow/{{experiment}}.json",
     log:
@@ -21,7 +21,7 @@ rule mlflow_experiment:
         tracking_uri=TRACKING_URI,
         description=lambda wc: config["experiments"][wc.experiment].get("description", ""),
         headline=lambda wc: expected_headline(config, wc.experiment),
-        code=code_hash("gssl.tracking"),  # new saved views reach existing stores (solve inputs are ancient)
+        code=code_hash("gssl.tracking"),  # new saved views reach existing stores
     script:
         "../scripts/mlflow_init.py"
 

@@ -1,6 +1,7 @@
 """Choose a method's parameters from its grid runs on the selection protocol (one choice, or one
 per split); write the grid (table, plot) and its MLflow run to log (rule mlflow_summary logs it)."""
 import json
+import time
 from collections import Counter
 
 from gssl.h5io import atomic_path, atomic_write_text
@@ -11,6 +12,7 @@ from gssl.tracking import KIND_TAG, run_tree, write_pending
 
 sm = snakemake
 wc = {k: sm.wildcards[k] for k in ("experiment", "dataset", "prep", "graph", "method")}
+T_START_MS = int(time.time() * 1000)  # the run's start in MLflow: this job's, not the logging job's
 with job_context(sm.log[0]) as log:
     sel, entry = sm.params.selection, sm.params.method
     metric, tie_break = sel.get("metric", "error_unlabeled"), sel.get("tie_break")
@@ -52,7 +54,8 @@ with job_context(sm.log[0]) as log:
         "metrics": {f"best_{metric}_mean": best[f"{metric}_mean"],
                     "selection_score_mean": score,  # what the saved view shows
                     "n_grid_points": len(table), "n_splits": best["n_splits"]},
-        "files": [sm.output.csv, sm.output.plot]})])
+        "files": [sm.output.csv, sm.output.plot],
+        "start_time": T_START_MS, "end_time": int(time.time() * 1000)})])
     atomic_write_text(sm.output.grid, json.dumps({**wc, "selection": sel, "metric": metric,
                                                   "choice": choice,
                                                   "rows": json.loads(table.to_json(orient="records"))},

@@ -23,6 +23,24 @@ def _class_index(ds: Dataset, c) -> int:
     return int(c)
 
 
+def class_view(entry: dict) -> dict:
+    """A dataset entry's class view as :func:`select` arguments. ``classes`` and
+    ``groups`` hold class names as the dataset calls them (a number is its name: COIL20's objects
+    are "1".."20"); ``class_indices`` and ``group_indices`` hold label indices 0..C-1."""
+    def names(items):
+        return [str(c) for c in items]
+
+    if entry.get("classes"):
+        return {"classes": names(entry["classes"])}
+    if entry.get("groups"):
+        return {"groups": [names(g) for g in entry["groups"]]}
+    if entry.get("class_indices"):
+        return {"classes": list(entry["class_indices"])}
+    if entry.get("group_indices"):
+        return {"groups": [list(g) for g in entry["group_indices"]]}
+    return {}
+
+
 def select(ds: Dataset, classes=None, groups=None) -> Dataset:
     """A view of ``ds`` restricted to some classes.
 
