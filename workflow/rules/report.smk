@@ -67,7 +67,6 @@ rule mlflow_summary:
         f"{RESULTS}/benchmarks/mlflow/{{experiment}}.tsv"
     params:
         tracking_uri=TRACKING_URI,
-        results=RESULTS,  # the ledger's paths start with it (gssl verify resolves them from there)
         experiment=lambda wc: config["experiments"][wc.experiment],
         code=code_hash("gssl.tracking"),
     conda:
