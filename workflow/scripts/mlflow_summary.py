@@ -57,7 +57,8 @@ with job_context(sm.log[0]) as log:
         "experiment": name, "experiment_id": exp_id, "summary_run_id": sid,
         "n_split_runs": sum(len(b["splits"]) for p in sm.input.runs for b in read_blocks(p)),
         "n_cells": len(by_cell), "n_job_runs": len(current), "n_logged_now": n_new,
-        "tracking_uri": sm.params.tracking_uri, "results": str(Path(sm.output[0]).parent.parent),  # the ledger's paths start with it
+        "tracking_uri": sm.params.tracking_uri,
+        "results": str(Path(sm.output[0]).parent.parent),  # the ledger's paths start with it
         "timings": timings, "runs": ledger}, indent=1) + "\n")
     log.info("summary run %s over %d cells; %d runs logged now, %d current job runs; timings %s", sid,
              len(by_cell), n_new, len(current), timings)
