@@ -27,9 +27,10 @@ with job_context(sm.log[0]) as log:
     ledger = {(outputs[i] if i < len(outputs) else path): logged[str(path)]
               for i, path in enumerate(sm.input.pending)}
     current = [rid for trees in ledger.values() for t in trees for rid in (t["run"], *t["children"])]
+    blocks = {path: read_blocks(path) for path in outputs}  # each output read once
     by_cell = defaultdict(list)  # cell -> [(block, its run id)]
     for path in outputs:
-        for block, tree in zip(read_blocks(path), ledger[path], strict=True):
+        for block, tree in zip(blocks[path], ledger[path], strict=True):
             by_cell[tuple(block[k] for k in KEYS) + (block.get("variant"),)].append((block, tree["run"]))
     cells = []
     for key, group in by_cell.items():
@@ -55,7 +56,7 @@ with job_context(sm.log[0]) as log:
                "summary_seconds": t_done - t_logged, "job_seconds": t_done - t_start}
     atomic_write_text(sm.output[0], json.dumps({
         "experiment": name, "experiment_id": exp_id, "summary_run_id": sid,
-        "n_split_runs": sum(len(b["splits"]) for p in sm.input.runs for b in read_blocks(p)),
+        "n_split_runs": sum(len(b["splits"]) for p in sm.input.runs for b in blocks[p]),
         "n_cells": len(by_cell), "n_job_runs": len(current), "n_logged_now": n_new,
         "tracking_uri": sm.params.tracking_uri,
         "results": str(Path(sm.output[0]).parent.parent),  # the ledger's paths start with it
