@@ -7,6 +7,7 @@ left out; with one, they run. ``GSSL_OFFLINE`` defaults to 1 here, so no test re
 dataset URLs: only the mirror or loopback servers.
 """
 import os
+import sys
 from pathlib import Path
 
 import pytest
@@ -50,7 +51,26 @@ def pytest_collection_modifyitems(config, items):
             item.add_marker(skip)
 
 
+FIGURE_COLUMNS = ("jobs", "splits", "finished", "misfiled", "lost", "twice", "running",
+                  "accepted_corrupt", "inputs_silently_wrong")
+
+
+def _print_fault_figures(terminalreporter) -> None:
+    """The fault-injection suite's figures (tests/test_faults.py), one row per case that ran."""
+    helpers = sys.modules.get("workflow_helpers")
+    rows = getattr(helpers, "FIGURE_ROWS", [])
+    if not rows:
+        return
+    terminalreporter.section("fault-injection figures (issue #21)")
+    terminalreporter.write_line("| case | " + " | ".join(FIGURE_COLUMNS) + " | note |")
+    terminalreporter.write_line("|---" * (len(FIGURE_COLUMNS) + 2) + "|")
+    for row in rows:
+        cells = [str(row.get(c, "")) for c in FIGURE_COLUMNS]
+        terminalreporter.write_line(f"| {row['case']} | " + " | ".join(cells) + f" | {row.get('note', '')} |")
+
+
 def pytest_terminal_summary(terminalreporter, exitstatus, config):
+    _print_fault_figures(terminalreporter)
     if mirror_present():
         return
     n = sum(1 for rep in terminalreporter.stats.get("skipped", [])

@@ -131,8 +131,9 @@ def test_load_yaml_refuses_keys_given_twice_syntax_errors_and_non_mappings(tmp_p
     f.write_text("- 1\n- 2\n")
     with pytest.raises(ConfigError, match="top level must be a mapping"):
         load_yaml(f)
-    f.write_text("")
-    assert load_yaml(f) == {}
+    f.write_text("# nothing yet\n")
+    with pytest.raises(ConfigError, match="is empty"):
+        load_yaml(f)
 
 
 def test_load_yaml_keeps_yaml_merge_keys(tmp_path):

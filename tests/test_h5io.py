@@ -127,13 +127,13 @@ def test_edited_params_attributes_are_caught(tmp_path):
         read_h5(path, "graph")
 
 
-def test_files_without_a_checksum_are_read_unchecked(tmp_path):
+def test_a_file_without_its_checksum_is_refused(tmp_path):
     path = tmp_path / "old.h5"
     write_h5(path, "splits", {"y": np.arange(5)}, {"k": 1})
     with h5py.File(path, "r+") as fh:
-        del fh.attrs["content_sha256"]  # as written before the checksum existed
-    arrays, _ = read_h5(path, "splits")
-    np.testing.assert_array_equal(arrays["y"], np.arange(5))
+        del fh.attrs["content_sha256"]  # an edited file, or one an older gssl wrote
+    with pytest.raises(CacheError, match="old.h5: has no content_sha256 checksum.*rm "):
+        read_h5(path, "splits")
 
 
 def test_stale_temporary_files_of_dead_local_writers_are_removed_and_no_others(tmp_path):

@@ -30,130 +30,9 @@ from gssl.tracking import read_pending
 
 pytestmark = pytest.mark.e2e
 
-REPO = Path(__file__).resolve().parents[1]
-SNAKEMAKE = str(Path(sys.executable).with_name("snakemake"))
-
-SMALL = {
-    "datasets": {"moons": {"source": "two_moons",
-                           "params": {"n_samples": 160, "n_features": 10, "noise": 0.08,
-                                      "random_state": 0}}},
-    "preprocessing": {"std": ["standardize"]},
-    "graphs": {"knn8": {"kind": "knn", "k": 8, "weights": "heat", "sigma": "mean_knn_distance",
-                        "symmetrize": "max", "laplacian": "normalized"}},
-    "methods": {"rls": {"solver": "rls", "params": {"kernel": {"kind": "rbf", "sigma": 3.0},
-                                                    "gamma_A": 0.01}},
-                "laprls": {"solver": "lap_rls",
-                           "params": {"kernel": {"kind": "rbf", "sigma": 3.0}, "gamma_A": 0.01,
-                                      "gamma_I": 0.1}}},
-    "protocols": {"lpc1": {"kind": "labels_per_class", "n": 1, "repeats": 8},
-                  "lpc3": {"kind": "labels_per_class", "n": 3, "repeats": 8}},
-    "experiments": {"e2e": {"description": "end-to-end test", "datasets": ["moons"],
-                            "preprocessing": ["std"], "graphs": ["knn8"],
-                            "methods": ["rls", "laprls"], "protocols": ["lpc1", "lpc3"]}},
-    "splits_per_job": 1,
-}
-N_CELLS = 2 * 2
-N_SPLITS = N_CELLS * 8
-N_JOBS = N_SPLITS  # one split per job
-
-
-# ----------------------------------------------------------------------------- helpers
-def make_workspace(path: Path, config: dict) -> Path:
-    """Copy the workflow and the gssl sources; the copy's embedded config is ``config``."""
-    path.mkdir(parents=True, exist_ok=True)
-    for name in ("Snakefile", "environment.yml"):  # the rules' conda: directive names the latter
-        shutil.copy(REPO / name, path)
-    for folder in ("workflow", "src"):
-        shutil.copytree(REPO / folder, path / folder,
-                        ignore=shutil.ignore_patterns("__pycache__", "*.egg-info"))
-    (path / "config").mkdir(exist_ok=True)
-    write_config(path, config)
-    return path
-
-
-def write_config(ws: Path, config: dict) -> None:
-    (ws / "config" / "config.yaml").write_text(yaml.safe_dump(config, sort_keys=False))
-
-
-def smk(ws: Path, *args, env: dict | None = None, check: bool = True, timeout: float = 600):
-    full_env = {k: v for k, v in os.environ.items()
-                if k not in ("MLFLOW_TRACKING_URI", "GSSL_DATA_MIRROR")}
-    # the copied sources win over the installed package, so edits in the copy are what runs
-    full_env.update(PYTHONPATH=str(ws / "src"), GSSL_OFFLINE="1", OMP_NUM_THREADS="1",
-                    **(env or {}))
-    proc = subprocess.run([SNAKEMAKE, *args], cwd=ws, env=full_env, capture_output=True,
-                          text=True, timeout=timeout)
-    if check and proc.returncode != 0:
-        raise AssertionError(f"snakemake {' '.join(args)} failed:\n{proc.stdout[-4000:]}\n"
-                             f"{proc.stderr[-6000:]}")
-    return proc
-
-
-def planned_jobs(ws: Path, *args) -> list[dict]:
-    """Jobs a dry run would execute: [{'rule', 'wildcards', 'reason'}] parsed from its output."""
-    return parse_jobs(smk(ws, "-n", "--cores", "1", *args))
-
-
-def parse_jobs(proc) -> list[dict]:
-    """The jobs a snakemake run (or dry run) printed: [{'rule', 'wildcards', 'reason'}]."""
-    jobs, job = [], None
-    for line in (proc.stdout + proc.stderr).splitlines():
-        m = re.match(r"^(?:local)?(?:rule|checkpoint) (\w+):$", line.strip())
-        if m:
-            job = {"rule": m.group(1), "wildcards": {}, "reason": ""}
-            jobs.append(job)
-        elif job is not None and line.strip().startswith("wildcards:"):
-            pairs = line.strip()[len("wildcards:"):].split(",")
-            job["wildcards"] = dict(p.strip().split("=", 1) for p in pairs if "=" in p)
-        elif job is not None and line.strip().startswith("reason:"):
-            job["reason"] = line.strip()
-    return jobs
-
-
-def rules_of(jobs) -> dict[str, int]:
-    out: dict[str, int] = {}
-    for j in jobs:
-        out[j["rule"]] = out.get(j["rule"], 0) + 1
-    return out
-
-
-def mlflow_runs(ws: Path, kind: str | None = None) -> list[tuple]:
-    """(experiment name, run status, method tag, superseded tag, run id, parent run id) of every run
-    in the store, or of the runs whose gssl.kind tag is ``kind`` (cell, block, split, summary)."""
-    def tag(key):
-        return f"(SELECT value FROM tags t WHERE t.run_uuid = r.run_uuid AND t.key = '{key}')"
-
-    with sqlite3.connect(ws / "results" / "mlflow.db") as db:
-        rows = db.execute(
-            f"SELECT e.name, r.status, {tag('gssl.method')}, {tag('gssl.superseded')}, r.run_uuid, "
-            f"{tag('mlflow.parentRunId')}, {tag('gssl.kind')} "
-            "FROM runs r JOIN experiments e ON e.experiment_id = r.experiment_id").fetchall()
-    return [r[:6] for r in rows if kind is None or r[6] == kind]
-
-
-def run_files(ws: Path) -> list[Path]:
-    return sorted((ws / "results" / "runs").rglob("*.json"))
-
-
-def ledger(ws: Path) -> dict[str, list[dict]]:
-    """Job output (path relative to the workspace) -> its MLflow run trees, from the logging jobs."""
-    out = {}
-    for p in (ws / "results" / "mlflow").glob("*.summary.json"):
-        out.update(json.loads(p.read_text())["runs"])
-    return out
-
-
-def split_records(ws: Path) -> list[dict]:
-    """Every split's record in the solve jobs' outputs, with its cell's wildcards and, where the
-    experiment's logging job ran, its MLflow run id and its parent's."""
-    out, runs = [], ledger(ws)
-    for p in run_files(ws):
-        block = json.loads(p.read_text())
-        cell = {k: block[k] for k in ("dataset", "prep", "graph", "method", "protocol")}
-        tree = runs.get(str(p.relative_to(ws)), [{"run": None, "children": [None] * len(block["splits"])}])[0]
-        out += [{**cell, **rec, "method_params": block["method_params"], "mlflow_run_id": rid,
-                 "parent": tree["run"]} for rec, rid in zip(block["splits"], tree["children"], strict=True)]
-    return out
+from workflow_helpers import (N_CELLS, N_JOBS, N_SPLITS, REPO, SMALL, SNAKEMAKE, ledger,  # noqa: F401
+                              make_workspace, mlflow_runs, parse_jobs, planned_jobs, rules_of,
+                              run_files, smk, split_records, write_config)
 
 
 # ----------------------------------------------------------------------------- the shared run
@@ -178,31 +57,6 @@ def test_parallel_jobs_log_one_finished_run_each_in_the_right_experiment(done):
     cells = mlflow_runs(done, "cell")
     assert len(cells) == N_CELLS and all(r[5] is None for r in cells)
     assert {parent_of[r["parent"]] for r in records} == {r[4] for r in cells}
-
-
-def test_64_jobs_at_32_cores_two_loggers_on_a_fresh_sqlite_store_lose_and_misfile_nothing(tmp_path):
-    """Two experiments of 32 one-split jobs each at --cores 32: the jobs never open the store, and
-    the two logging jobs, writing to one new sqlite file at once, each file exactly their runs."""
-    cfg = json.loads(json.dumps(SMALL))
-    cfg["experiments"]["e2e_b"] = {**cfg["experiments"]["e2e"], "description": "the twin"}
-    ws = make_workspace(tmp_path / "ws", cfg)
-    proc = smk(ws, "--cores", "32")
-    assert rules_of(parse_jobs(proc))["solve"] == 2 * N_JOBS
-    runs = mlflow_runs(ws)
-    records = split_records(ws)
-    assert len(records) == 2 * N_SPLITS
-    by_id = {r[4]: r for r in runs}
-    for rec in records:  # every split's run exists, FINISHED, current, in its own experiment
-        exp, status, method, superseded, _, parent = by_id[rec["mlflow_run_id"]]
-        experiment = json.loads(Path(ws, "results", "mlflow", f"{exp}.summary.json").read_text())
-        assert status == "FINISHED" and superseded == "false" and method == rec["method"]
-        assert parent == rec["parent"]
-        assert any(rec["mlflow_run_id"] in t["children"] for trees in experiment["runs"].values()
-                   for t in trees)
-    assert {r[0] for r in runs} == {"e2e", "e2e_b"}
-    assert len(mlflow_runs(ws, "split")) == 2 * N_SPLITS  # none lost, none twice
-    print(f"\nconcurrency: {2 * N_JOBS} jobs at --cores 32, {len(runs)} runs, "
-          f"{sum(r[1] == 'FINISHED' for r in runs)} FINISHED, 0 misfiled, 0 lost")
 
 
 def test_outputs_tables_plots_and_summary(done):

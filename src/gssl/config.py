@@ -46,11 +46,15 @@ def _describe(error) -> str:
     return msg
 
 
-def _strings_meant_as_numbers(value, where="") -> list[str]:
+def _scalar_problems(value, where="") -> list[str]:
+    """Values YAML reads differently from what was meant: 1e-06 as text, .nan as a number no
+    parameter accepts (a NaN fails, if at all, deep inside a job, without naming its key)."""
     if isinstance(value, dict):
-        return [p for k, v in value.items() for p in _strings_meant_as_numbers(v, f"{where}.{k}" if where else str(k))]
+        return [p for k, v in value.items() for p in _scalar_problems(v, f"{where}.{k}" if where else str(k))]
     if isinstance(value, list):
-        return [p for i, v in enumerate(value) for p in _strings_meant_as_numbers(v, f"{where}[{i}]")]
+        return [p for i, v in enumerate(value) for p in _scalar_problems(v, f"{where}[{i}]")]
+    if isinstance(value, float) and value != value:
+        return [f"config key '{where}' is NaN (.nan); give a number"]
     if isinstance(value, str) and _YAML11_FLOAT.match(value.strip()):
         mantissa, exponent = re.split("[eE]", value.strip())
         return [f"config key '{where}': {value!r} is read as text by YAML 1.1; "
@@ -62,7 +66,7 @@ def validate_config(config: dict, schema_path=None) -> dict:
     """Validate against the JSON schema, fill defaults, check that experiments name existing ids."""
     import jsonschema
 
-    problems = _strings_meant_as_numbers(config)
+    problems = _scalar_problems(config)
     if problems:
         raise ConfigError("invalid configuration:\n  " + "\n  ".join(problems[:10]))
     schema = load_schema(schema_path)
@@ -75,7 +79,16 @@ def validate_config(config: dict, schema_path=None) -> dict:
         if "default" in sub:
             config.setdefault(key, sub["default"])
     check_references(config)
+    _check_results_folder(config["results"])
     return config
+
+
+def _check_results_folder(results) -> None:
+    path = Path(results)
+    for folder in (path, *path.parents):
+        if folder.exists() and not folder.is_dir():
+            raise ConfigError(f"results: {str(results)!r} cannot be the results folder: {str(folder)!r} "
+                              "is a file; name a folder (created if missing), e.g. results: results")
 
 
 def check_references(config: dict) -> None:
@@ -98,12 +111,27 @@ def check_references(config: dict) -> None:
         problems += _selection_problems(config, exp, entry)
         problems += _reference_problems(exp, entry)
     problems += _method_problems(config["methods"])
+    problems += _protocol_problems(config["protocols"])
     for exp in config.get("run", []):
         if exp not in config["experiments"]:
             problems.append(f"run names unknown experiment '{exp}' "
                             f"(defined: {', '.join(sorted(config['experiments']))})")
     if problems:
         raise ConfigError("invalid configuration:\n  " + "\n  ".join(problems))
+
+
+def _protocol_problems(protocols: dict) -> list[str]:
+    """What the split jobs would refuse (e.g. label_fraction with fraction 1.0), caught here so
+    that ``gssl config check`` and the workflow's DAG stage agree."""
+    from .splits import validate_protocol
+
+    problems = []
+    for pid, spec in protocols.items():
+        try:
+            validate_protocol(spec)
+        except ConfigError as exc:
+            problems.append(f"protocols.{pid}: {exc}")
+    return problems
 
 
 def _method_problems(methods: dict) -> list[str]:
@@ -425,16 +453,17 @@ _StrictLoader.add_constructor(yaml.resolver.BaseResolver.DEFAULT_MAPPING_TAG, _s
 
 
 def load_yaml(path) -> dict:
-    """A config file as a mapping (an empty file: {}). ConfigError, naming the file, for a YAML
-    syntax error, a key given twice in one mapping, or a top level that is not a mapping."""
+    """A config file as a mapping. ConfigError, naming the file, for a YAML syntax error, a key
+    given twice in one mapping, an empty file, or a top level that is not a mapping."""
     try:
         data = yaml.load(Path(path).read_text(), Loader=_StrictLoader)  # noqa: S506 - a SafeLoader
     except ConfigError as exc:
         raise ConfigError(f"{path}: {exc}") from None
     except yaml.YAMLError as exc:
         raise ConfigError(f"{path} is not valid YAML: {exc}") from None
-    if data is None:
-        return {}
+    if data is None:  # Snakemake refuses an empty config file too
+        raise ConfigError(f"{path} is empty (or only comments): give config keys (datasets:, "
+                          "methods:, ...) or leave the file out")
     if not isinstance(data, dict):
         raise ConfigError(f"{path}: the top level must be a mapping of config keys (datasets:, "
                           f"methods:, ...), got a {type(data).__name__}")

@@ -161,7 +161,11 @@ def _apply_step(X, name: str, p: dict, seed: int):
         return PCA(n_components=k, whiten=bool(p.get("whiten", False)), svd_solver=solver,
                    random_state=seed).fit_transform(X)
     if name == "random_projection":
-        kw = {"n_components": p["n_components"], "random_state": seed}
+        k = p["n_components"]
+        if k != "auto" and int(k) > X.shape[1]:  # scikit-learn only warns: it adds no information
+            raise ConfigError(f"random_projection n_components={k} exceeds the {X.shape[1]} features "
+                              "it projects; give at most that many components, or drop the step")
+        kw = {"n_components": k, "random_state": seed}
         if "eps" in p:
             kw["eps"] = p["eps"]
         if p.get("kind", "gaussian") == "gaussian":

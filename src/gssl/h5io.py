@@ -233,7 +233,10 @@ def read_h5(path, kind: str, expect_params: dict | None = None, required: tuple 
         raise CacheError(f"{path}: its params attribute does not match its params_hash (the file was "
                          f"edited): {_fix_hint(path, rule)}")
     expected = attrs.get("content_sha256")
-    if expected is not None and content_hash(arrays, attrs["params"]) != expected:
+    if expected is None:  # every file gssl writes has one: an older writer's, or an edited file
+        raise CacheError(f"{path}: has no content_sha256 checksum to verify its arrays against: "
+                         f"{_fix_hint(path, rule)}")
+    if content_hash(arrays, attrs["params"]) != expected:
         raise CacheError(f"{path}: its contents do not match their checksum (bit rot or an edit; "
                          f"content_sha256 {expected[:12]}...): {_fix_hint(path, rule)}")
     return arrays, attrs

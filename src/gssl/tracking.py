@@ -40,12 +40,27 @@ from .hashing import canonical_json
 # (MLFLOW_DISABLE_TELEMETRY=false): a benchmark run should not contact an outside host, offline
 # jobs cannot, and its background thread made 2 % of server-logged runs fail (issue #21).
 os.environ.setdefault("MLFLOW_DISABLE_TELEMETRY", "true")
-# A dead tracking server is reported in seconds, not after MLflow's default 7 retries with
-# exponential backoff and 120 s timeouts (about 5 minutes per call); the user's values win.
-for _name, _value in (("MLFLOW_HTTP_REQUEST_MAX_RETRIES", "3"),
-                      ("MLFLOW_HTTP_REQUEST_BACKOFF_FACTOR", "1"),
-                      ("MLFLOW_HTTP_REQUEST_TIMEOUT", "60")):
-    os.environ.setdefault(_name, _value)
+
+
+def http_budget(seconds: float) -> dict[str, str]:
+    """MLflow's HTTP retry settings for a dead or silent tracking server to be reported within
+    ``seconds`` per call: MLflow's defaults (7 retries with exponential backoff, 120 s timeouts)
+    take about five minutes. Two retries sleep about 1 + 2 s (backoff factor 1, plus jitter up to
+    1 s each); the rest is split over the three attempts' timeouts."""
+    if not seconds >= 10:
+        raise ValueError(f"GSSL_MLFLOW_TIMEOUT must be a number of seconds >= 10, got {seconds!r}")
+    return {"MLFLOW_HTTP_REQUEST_MAX_RETRIES": "2", "MLFLOW_HTTP_REQUEST_BACKOFF_FACTOR": "1",
+            "MLFLOW_HTTP_REQUEST_BACKOFF_JITTER": "1", "MLFLOW_HTTP_REQUEST_TIMEOUT": f"{(seconds - 5) / 3:.0f}"}
+
+
+def _budget_from_env() -> dict[str, str]:
+    raw = os.environ.get("GSSL_MLFLOW_TIMEOUT", "30")
+    try:
+        return http_budget(float(raw))
+    except ValueError:
+        raise TrackingError(f"GSSL_MLFLOW_TIMEOUT={raw!r}: give a number of seconds >= 10 "
+                            "(how long a tracking server may stay silent before a job fails)") from None
+
 
 TAG_PREFIX = "gssl."
 SUMMARY_TAG = "gssl.summary"
@@ -58,6 +73,11 @@ MAX_PARAM_CHARS = 6000
 
 class TrackingError(GsslError):
     """The tracking store is unreachable or does not hold the expected experiment."""
+
+
+# GSSL_MLFLOW_TIMEOUT (default 30 s) bounds each MLflow call; MLFLOW_HTTP_* set by the user win.
+for _name, _value in _budget_from_env().items():
+    os.environ.setdefault(_name, _value)
 
 
 def default_tracking_uri(results_dir="results") -> str:

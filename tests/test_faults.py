@@ -1,0 +1,520 @@
+"""Fault injection (issue #21): concurrency on fresh stores, a tracking server that dies, kills at
+chosen moments of the cache writes, corrupt and foreign cache files, a read-only results folder, a
+full disk, and bad config inputs. Each case is a test; each records its figures (FIGURE_ROWS),
+which the session prints as one table at its end (conftest.py) and docs/reliability.md copies.
+
+Kill moments are made exact by a test-only ``sitecustomize`` (put on the jobs' PYTHONPATH, never in
+the package): it wraps ``gssl.h5io``'s writer and pauses the write of the file named by
+``GSSL_TEST_PAUSE=<file name>:<moment>``, touching ``<file>.paused`` so the test knows when to kill.
+The read-only folder and the small disk are bind and tmpfs mounts made in a user namespace
+(``unshare``), so the suite needs no root and changes nothing outside its temporary folders.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import shutil
+import signal
+import socket
+import sqlite3
+import subprocess
+import sys
+import time
+import urllib.request
+from pathlib import Path
+
+import h5py
+import numpy as np
+import pytest
+import yaml
+from workflow_helpers import (FIGURE_ROWS, N_JOBS, N_SPLITS, REPO, SMALL, SNAKEMAKE, make_workspace,
+                              parse_jobs, planned_jobs, rules_of, smk, split_records, store_figures,
+                              write_config)
+
+from gssl.errors import CacheError
+
+pytestmark = [pytest.mark.e2e, pytest.mark.faults, pytest.mark.slow]
+
+MLFLOW = str(Path(sys.executable).with_name("mlflow"))
+TWO_EXPERIMENTS = json.loads(json.dumps(SMALL))
+TWO_EXPERIMENTS["experiments"]["e2e_b"] = {**SMALL["experiments"]["e2e"], "description": "the twin"}
+
+
+def record(case: str, **figures) -> None:
+    FIGURE_ROWS.append({"case": case, **figures})
+
+
+def assert_store_exact(ws: Path, db: Path | None = None) -> dict:
+    fig = store_figures(ws, db)
+    assert fig["finished"] == fig["splits"], fig
+    assert fig["misfiled"] == fig["lost"] == fig["twice"] == fig["running"] == 0, fig
+    return fig
+
+
+# ----------------------------------------------------------------------------- concurrency
+@pytest.fixture(scope="module")
+def solved(tmp_path_factory):
+    """64 one-split solve jobs of two experiments run at --cores 32, not logged yet. Compute jobs never
+    open the store, so the contention is between the two experiments' logging jobs: each case below
+    logs these outputs anew, into its own fresh store."""
+    ws = make_workspace(tmp_path_factory.mktemp("solved") / "ws", TWO_EXPERIMENTS)
+    proc = smk(ws, "--cores", "32", "--until", "solve")
+    assert rules_of(parse_jobs(proc))["solve"] == 2 * N_JOBS
+    return ws
+
+
+def copy_of(solved: Path, folder: Path) -> Path:
+    shutil.copytree(solved, folder / "ws", symlinks=True)  # mtimes kept: nothing is recomputed
+    return folder / "ws"
+
+
+@pytest.mark.parametrize("rep", [1, 2, 3])
+def test_64_jobs_at_32_cores_two_loggers_on_a_fresh_sqlite_store(solved, tmp_path, rep):
+    """The two logging jobs, writing to one new sqlite file at once, each file exactly their runs."""
+    ws = copy_of(solved, tmp_path)
+    proc = smk(ws, "--cores", "32")
+    assert "solve" not in rules_of(parse_jobs(proc))
+    fig = assert_store_exact(ws)
+    assert fig["splits"] == 2 * N_SPLITS
+    record(f"64 jobs, --cores 32, fresh sqlite store (rep {rep})", jobs=2 * N_JOBS, **fig)
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@contextlib.contextmanager
+def mlflow_server(folder: Path, port: int):
+    """``mlflow server`` on 127.0.0.1:port, sqlite backend and a proxied artifact folder in
+    ``folder``; stopped (its whole process group) on exit unless the test killed it already."""
+    folder.mkdir(parents=True, exist_ok=True)
+    env = {**os.environ, "MLFLOW_DISABLE_TELEMETRY": "true"}
+    with open(folder / "server.log", "ab") as log:
+        proc = subprocess.Popen([MLFLOW, "server", "--backend-store-uri", f"sqlite:///{folder / 'server.db'}",
+                                 "--artifacts-destination", str(folder / "artifacts"), "--host", "127.0.0.1",
+                                 "--port", str(port), "--workers", "1"],
+                                stdout=log, stderr=log, env=env, start_new_session=True)
+    deadline = time.time() + 90
+    while True:
+        try:
+            with urllib.request.urlopen(f"http://127.0.0.1:{port}/health", timeout=2) as r:
+                if r.status == 200:
+                    break
+        except OSError:
+            pass
+        if proc.poll() is not None or time.time() > deadline:
+            raise AssertionError(f"mlflow server did not start:\n{(folder / 'server.log').read_text()[-3000:]}")
+        time.sleep(0.3)
+    try:
+        yield proc
+    finally:
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(proc.pid, signal.SIGKILL)
+        proc.wait()
+
+
+@pytest.mark.parametrize("rep", [1, 2])
+def test_64_jobs_at_32_cores_log_exactly_to_a_loopback_mlflow_server(solved, tmp_path, rep):
+    port = free_port()
+    with mlflow_server(tmp_path / "server", port):
+        ws = copy_of(solved, tmp_path)
+        smk(ws, "--cores", "32", env={"MLFLOW_TRACKING_URI": f"http://127.0.0.1:{port}"})
+        fig = assert_store_exact(ws, tmp_path / "server" / "server.db")
+    assert fig["splits"] == 2 * N_SPLITS
+    record(f"64 jobs, --cores 32, loopback mlflow server (rep {rep})", jobs=2 * N_JOBS, **fig)
+
+
+def _count_runs(db: Path) -> int:
+    try:
+        with sqlite3.connect(f"file:{db}?mode=ro", uri=True, timeout=1) as con:
+            return con.execute("SELECT count(*) FROM runs").fetchone()[0]
+    except sqlite3.Error:
+        return 0
+
+
+def test_server_killed_while_logging_fails_in_bounded_time_and_a_rerun_after_restart_is_exact(
+        solved, tmp_path):
+    port, folder = free_port(), tmp_path / "server"
+    uri = f"http://127.0.0.1:{port}"
+    ws = copy_of(solved, tmp_path)  # the jobs' outputs exist: the logging is what is hit
+    env = {k: v for k, v in os.environ.items() if k != "GSSL_DATA_MIRROR"}
+    env.update(PYTHONPATH=str(ws / "src"), GSSL_OFFLINE="1", MLFLOW_TRACKING_URI=uri)
+    with mlflow_server(folder, port) as server:
+        proc = subprocess.Popen([SNAKEMAKE, "--cores", "32"], cwd=ws, env=env, stdout=subprocess.PIPE,
+                                stderr=subprocess.STDOUT, text=True, start_new_session=True)
+        deadline = time.time() + 300
+        while _count_runs(folder / "server.db") < 10 and time.time() < deadline and proc.poll() is None:
+            time.sleep(0.02)
+        os.killpg(server.pid, signal.SIGKILL)  # the server dies mid-logging
+        killed = time.time()
+        out, _ = proc.communicate(timeout=300)
+        waited = time.time() - killed
+    logged_before = _count_runs(folder / "server.db")
+    assert proc.returncode != 0, "the logging finished before the server was killed: nothing was tested"
+    logs = "".join(p.read_text() for p in (ws / "logs").rglob("*.log") if "mlflow" in p.name or "summary" in p.name)
+    assert f"127.0.0.1:{port}" in logs + out
+    assert waited < 60, f"the jobs took {waited:.0f} s to fail after the server died (bound: 30 s a call)"
+    with mlflow_server(folder, port):  # same store, same address: the rerun completes the logging
+        smk(ws, "--cores", "32", "--rerun-incomplete", env={"MLFLOW_TRACKING_URI": uri})
+        fig = assert_store_exact(ws, folder / "server.db")
+    record("loopback server killed while logging, restarted, rerun", jobs=2 * N_JOBS,
+           **{**fig, "note": f"{logged_before} runs before the kill; failed {waited:.0f} s after it"})
+
+
+# ----------------------------------------------------------------------------- kills mid-write
+SITECUSTOMIZE = '''
+import os, time
+from pathlib import Path
+
+_where = os.environ.get("GSSL_TEST_PAUSE", "")
+if _where:
+    import contextlib
+    import gssl.h5io as _h5io
+
+    _name, _moment = _where.rsplit(":", 1)
+    _atomic, _write_array = _h5io.atomic_path, _h5io._write_array
+
+    def _pause(path):
+        Path(str(path) + ".paused").touch()
+        time.sleep(120)
+
+    @contextlib.contextmanager
+    def atomic_path(path, suffix=""):
+        with _atomic(path, suffix) as tmp:
+            _h5io._current = (Path(path).name, tmp)
+            yield tmp
+            if Path(path).name == _name and _moment == "before_rename":
+                _pause(path)
+        if Path(path).name == _name and _moment == "after_rename":
+            _pause(path)
+
+    def _write_array_then_pause(group, name, value):
+        _write_array(group, name, value)
+        target, _ = getattr(_h5io, "_current", ("", None))
+        if target == _name and _moment == "half_written":
+            group.file.flush()
+            _pause(Path(group.file.filename).with_name(target))
+
+    _h5io.atomic_path, _h5io._write_array = atomic_path, _write_array_then_pause
+'''
+
+KILL_CONFIG = {
+    "datasets": {"moons": {"source": "two_moons",
+                           "params": {"n_samples": 3000, "n_features": 20, "noise": 0.1, "random_state": 0}}},
+    "preprocessing": {"std": ["standardize"]},
+    "graphs": {"knn8": {"kind": "knn", "k": 8, "weights": "heat", "laplacian": "normalized"}},
+    "methods": {"laplace": {"solver": "laplace"}},
+    "protocols": {"lpc2": {"kind": "labels_per_class", "n": 2, "repeats": 4}},
+    "experiments": {"kill": {"description": "kills mid-write", "datasets": ["moons"], "preprocessing": ["std"],
+                             "graphs": ["knn8"], "methods": ["laplace"], "protocols": ["lpc2"]}},
+    "splits_per_job": 4,
+}
+CACHE_FILES = {"data": "results/data/moons.h5", "features": "results/features/moons/std.h5",
+               "graph": "results/graphs/moons/std/knn8.h5", "splits": "results/splits/moons/lpc2.h5"}
+TARGETS = {**CACHE_FILES, "solve": "results/runs/kill/moons/std/knn8/laplace/lpc2/splits0-3.json"}
+KILLS = [(stage, moment) for stage in ("features", "graph")
+         for moment in ("half_written", "before_rename", "after_rename")] + \
+        [("solve", "before_rename"), ("solve", "after_rename")]
+
+
+def _outputs(ws: Path) -> dict:
+    """The cache files' checksums and the solve job's metrics (its timings aside)."""
+    out = {}
+    for kind, rel in CACHE_FILES.items():
+        with h5py.File(ws / rel, "r") as fh:
+            out[kind] = fh.attrs["content_sha256"]
+    for p in sorted((ws / "results" / "runs").rglob("*.json")):
+        out[p.name] = [{k: v for k, v in s["metrics"].items() if not k.endswith("_seconds")}
+                       for s in json.loads(p.read_text())["splits"]]
+    return out
+
+
+def _kill_at(ws: Path, stage: str, moment: str) -> list[str]:
+    """Run the workflow, kill -9 its whole process tree when the ``stage`` file's write reaches
+    ``moment``; return the cache files that were readable right after the kill."""
+    from gssl.h5io import read_h5
+
+    target = ws / TARGETS[stage]
+    target.unlink(missing_ok=True)  # so that this run writes it, whatever ran before
+    env = {k: v for k, v in os.environ.items() if k not in ("MLFLOW_TRACKING_URI", "GSSL_DATA_MIRROR")}
+    env.update(PYTHONPATH=f"{ws / 'faultpoints'}:{ws / 'src'}", GSSL_OFFLINE="1", OMP_NUM_THREADS="1",
+               GSSL_TEST_PAUSE=f"{target.name}:{moment}")
+    proc = subprocess.Popen([SNAKEMAKE, "--cores", "1", "--rerun-incomplete"], cwd=ws, env=env, stdout=subprocess.DEVNULL,
+                            stderr=subprocess.DEVNULL, start_new_session=True)
+    marker = Path(str(target) + ".paused")
+    deadline = time.time() + 120
+    while not marker.exists() and proc.poll() is None and time.time() < deadline:
+        time.sleep(0.01)
+    assert marker.exists(), f"the {stage} write never reached {moment}"
+    os.killpg(proc.pid, signal.SIGKILL)
+    proc.wait()
+    marker.unlink()
+    accepted = []
+    for kind, rel in CACHE_FILES.items():  # a reader takes only complete files, whatever is left
+        try:
+            read_h5(ws / rel, "dataset" if kind == "data" else kind)
+            accepted.append(kind)
+        except CacheError:
+            pass
+    if moment != "after_rename":  # a file killed before its rename is never in place
+        assert stage not in accepted and not (stage == "solve" and target.exists()), \
+            f"a {stage} file killed at {moment} was accepted"
+    smk(ws, "--unlock")
+    return accepted
+
+
+@pytest.fixture(scope="module")
+def uninterrupted(tmp_path_factory):
+    ws = make_workspace(tmp_path_factory.mktemp("kill") / "ref", KILL_CONFIG)
+    smk(ws, "--cores", "1")
+    return _outputs(ws)
+
+
+def test_kill_9_at_each_moment_of_the_cache_writes_then_rerun_gives_the_uninterrupted_outputs(
+        tmp_path, uninterrupted):
+    ws = make_workspace(tmp_path / "ws", KILL_CONFIG)
+    (ws / "faultpoints").mkdir()
+    (ws / "faultpoints" / "sitecustomize.py").write_text(SITECUSTOMIZE)
+    for stage, moment in KILLS:
+        _kill_at(ws, stage, moment)
+        assert planned_jobs(ws, "--rerun-incomplete"), "the interrupted work is not left to do"
+    smk(ws, "--cores", "1", "--rerun-incomplete")
+    assert planned_jobs(ws) == []
+    assert not list((ws / "results").rglob(".*.tmp"))
+    assert _outputs(ws) == uninterrupted
+    record("kill -9 of the process tree at 8 moments of features, graph and solve writes, reruns",
+           jobs=len(KILLS), note="outputs identical to an uninterrupted run; 0 half-written files accepted")
+
+
+# ----------------------------------------------------------------------------- corrupt cache files
+@pytest.fixture(scope="module")
+def cell(tmp_path_factory):
+    from conftest import build_moons_cell
+
+    folder = build_moons_cell(tmp_path_factory.mktemp("cell"), {"lpc1": {"kind": "labels_per_class", "n": 1,
+                                                                          "repeats": 3}}, n_samples=3000)
+    return folder
+
+
+READERS = {"data": ("data.h5", "gssl.datasets.store", "load_dataset"),
+           "features": ("features.h5", "gssl.features", "load_features"),
+           "graph": ("graph.h5", "gssl.graphs.cache", "load_graph"),
+           "splits": ("lpc1.h5", "gssl.splits", "load_splits")}
+
+
+def _flip_array_bytes(path: Path) -> None:
+    """Flip 8 bytes in the middle of the largest array's stored bytes (compressed or not)."""
+    with h5py.File(path, "r") as fh:
+        dsets = []
+        fh.visititems(lambda name, obj: dsets.append(obj) if isinstance(obj, h5py.Dataset) else None)
+        d = max(dsets, key=lambda d: d.id.get_storage_size())
+        if d.chunks:
+            info = d.id.get_chunk_info(0)
+            offset, size = info.byte_offset, info.size
+        else:
+            offset, size = d.id.get_offset(), d.id.get_storage_size()
+    with open(path, "r+b") as fh:
+        fh.seek(offset + size // 2)
+        chunk = fh.read(8)
+        fh.seek(offset + size // 2)
+        fh.write(bytes(b ^ 0xFF for b in chunk))
+
+
+def _set_attr(key, value):
+    def edit(path):
+        with h5py.File(path, "r+") as fh:
+            if value is None:
+                del fh.attrs[key]
+            else:
+                fh.attrs[key] = value(fh.attrs) if callable(value) else value
+    return edit
+
+
+def _lie_about_params(path):
+    from gssl.hashing import params_hash
+
+    with h5py.File(path, "r+") as fh:
+        params = json.loads(fh.attrs["params"])
+        params["claimed"] = 50
+        fh.attrs["params"] = json.dumps(params)
+        fh.attrs["params_hash"] = params_hash(params)
+
+
+def _rewrite_with_other_params(src: Path, path: Path) -> None:
+    """A complete, checksummed file of the same kind built with other params (another config's)."""
+    from gssl.h5io import read_h5, write_h5
+
+    with h5py.File(src, "r") as fh:
+        kind = fh.attrs["gssl_kind"]
+        extra = {k: v for k, v in fh.attrs.items() if k in ("n_samples", "n_features")}
+    arrays, attrs = read_h5(src, kind)
+    write_h5(path, kind, arrays, {**attrs["params"], "claimed": 50}, inputs=attrs["inputs"], extra_attrs=extra)
+
+
+CORRUPTIONS = {
+    "truncated": lambda p: p.write_bytes(p.read_bytes()[: p.stat().st_size // 2]),
+    "bit flips in an array": _flip_array_bytes,
+    "params attribute edited": _set_attr("params", lambda a: a["params"].replace("}", ', "k": 50}', 1)),
+    "params and params_hash rewritten": _lie_about_params,
+    "checksum attribute removed": _set_attr("content_sha256", None),
+    "complete flag removed": _set_attr("complete", None),
+    "another kind's file": None,  # filled per kind below
+    "a valid file of other params": None,
+}
+
+
+@pytest.mark.parametrize("kind", list(READERS))
+def test_every_corruption_of_every_cache_kind_is_refused_naming_the_file(cell, tmp_path, kind):
+    import importlib
+
+    name, module, reader = READERS[kind]
+    load = getattr(importlib.import_module(module), reader)
+    expected = json.loads(h5py.File(cell / name, "r").attrs["params"])
+    load(cell / name, expect_params=expected)  # the intact file reads
+    accepted = []
+    for fault, corrupt in CORRUPTIONS.items():
+        path = tmp_path / fault.replace(" ", "_") / name
+        path.parent.mkdir()
+        if fault == "another kind's file":
+            shutil.copy(cell / ("graph.h5" if kind != "graph" else "features.h5"), path)
+        elif fault == "a valid file of other params":
+            _rewrite_with_other_params(cell / name, path)
+        else:
+            shutil.copy(cell / name, path)
+            corrupt(path)
+        try:
+            load(path, expect_params=expected, rule=kind)
+            accepted.append(fault)
+        except CacheError as exc:
+            assert str(path) in str(exc) and ("rm " in str(exc) or "--forcerun" in str(exc)), str(exc)
+    record(f"{len(CORRUPTIONS)} corruptions of a {kind} file", accepted_corrupt=len(accepted),
+           note=", ".join(accepted) or "all refused, file and fix named")
+    assert accepted == []
+
+
+# ----------------------------------------------------------------------------- read-only folder, full disk
+def _in_namespace(ws: Path, mounts: str, *smk_args) -> subprocess.CompletedProcess:
+    """Snakemake in a user + mount namespace after ``mounts`` (shell); prints the results tree after."""
+    env = {k: v for k, v in os.environ.items() if k not in ("MLFLOW_TRACKING_URI", "GSSL_DATA_MIRROR")}
+    env.update(PYTHONPATH=str(ws / "src"), GSSL_OFFLINE="1", OMP_NUM_THREADS="1")
+    script = (f"set -e; {mounts}; set +e; {SNAKEMAKE} {' '.join(smk_args)}; rc=$?; "
+              "echo '== files'; find results -type f; exit $rc")
+    return subprocess.run(["unshare", "--user", "--map-root-user", "--mount", "sh", "-c", script],
+                          cwd=ws, env=env, capture_output=True, text=True, timeout=600)
+
+
+def _after_files(proc) -> list[str]:
+    return proc.stdout.split("== files", 1)[1].split()
+
+
+def test_a_read_only_results_folder_fails_clearly_and_accepts_nothing(tmp_path):
+    ws = make_workspace(tmp_path / "ws", KILL_CONFIG)
+    smk(ws, "--cores", "1", CACHE_FILES["features"])
+    (ws / "results" / "graphs").mkdir()
+    proc = _in_namespace(ws, "mount --bind results/graphs results/graphs; "
+                             "mount -o remount,bind,ro results/graphs", "--cores", "1")
+    text = proc.stdout + proc.stderr + "".join(p.read_text() for p in (ws / "logs").rglob("*.log"))
+    assert proc.returncode != 0
+    assert "Read-only file system" in text and "results/graphs" in text
+    assert not [f for f in _after_files(proc) if f.startswith("results/graphs")]
+    smk(ws, "--cores", "1", "--rerun-incomplete")  # writable again: the run completes
+    assert planned_jobs(ws) == []
+    record("read-only results/graphs", accepted_corrupt=0, note="job fails naming the folder; rerun completes")
+
+
+def test_a_full_disk_fails_the_writer_clearly_and_leaves_no_file(tmp_path):
+    ws = make_workspace(tmp_path / "ws", KILL_CONFIG)
+    smk(ws, "--cores", "1", CACHE_FILES["features"])
+    (ws / "results" / "graphs").mkdir()
+    proc = _in_namespace(ws, "mount -t tmpfs -o size=64k tmpfs results/graphs", "--cores", "1")
+    log = ws / "logs" / "graph" / "moons" / "std" / "knn8.log"
+    text = proc.stdout + proc.stderr + (log.read_text() if log.exists() else "")
+    assert proc.returncode != 0
+    assert "No space left on device" in text and "knn8.h5" in text
+    assert not [f for f in _after_files(proc) if f.startswith("results/graphs")]  # not even a .tmp
+    smk(ws, "--cores", "1", "--rerun-incomplete")
+    assert planned_jobs(ws) == []
+    record("full disk (64 KiB tmpfs) under results/graphs", accepted_corrupt=0,
+           note="graph job fails with ENOSPC naming the file; no file left; rerun completes")
+
+
+# ----------------------------------------------------------------------------- bad inputs
+def _with(section_edit):
+    cfg = json.loads(json.dumps(SMALL))
+    section_edit(cfg)
+    return cfg
+
+
+BAD_INPUTS = {
+    "a key given twice": ("graphs:\n  knn8:\n    kind: knn\n    k: 10\n    k: 30\n",
+                          "key 'k' is given twice in one mapping"),
+    # Snakemake parses these itself, before the workflow's own checks: its messages, not ours
+    "YAML syntax error": ("graphs: {knn8: [\n", ("line 2", "not valid JSON or YAML")),
+    "a list at the top level": ("- graphs\n- methods\n", ("must be a mapping", "keys at top level")),
+    "an empty file": ("", ("is empty", "keys at top level")),
+    "an unknown protocol key": (yaml.safe_dump(_with(lambda c: c["protocols"]["lpc1"].update(shots=2))),
+                                "unknown keys ['shots']"),
+    "label_fraction fraction 1.0": (yaml.safe_dump(_with(lambda c: c["protocols"].update(
+        lpc1={"kind": "label_fraction", "fraction": 1.0, "repeats": 2}))), "protocols.lpc1.fraction"),
+    "noise: .nan": ("datasets:\n  moons:\n    source: two_moons\n    params: {noise: .nan}\n",
+                    "datasets.moons.params.noise' is NaN"),
+    "results: naming a file": ("results: afile\n", "'afile' is a file"),
+    "a 1e-06 read as text": ("methods:\n  rls:\n    solver: rls\n    params: {gamma_A: 1e-06}\n",
+                             "write it with a dot"),
+}
+
+
+@pytest.mark.parametrize("case", list(BAD_INPUTS))
+def test_each_bad_input_is_refused_before_any_job_by_snakemake_and_gssl_config_check(tmp_path, case):
+    text, expected = BAD_INPUTS[case]
+    by_check, by_snakemake = expected if isinstance(expected, tuple) else (expected, expected)
+    ws = make_workspace(tmp_path / "ws", SMALL)
+    (ws / "afile").write_text("not a folder")
+    (ws / "bad.yaml").write_text(text)
+    proc = smk(ws, "-n", "--configfile", "bad.yaml", check=False)
+    check = subprocess.run([str(Path(sys.executable).with_name("gssl")), "config", "check",
+                            "config/config.yaml", "bad.yaml"], cwd=ws, capture_output=True, text=True)
+    for out, expected in ((proc, by_snakemake), (check, by_check)):
+        assert out.returncode != 0, f"accepted: {case}"
+        assert expected in out.stdout + out.stderr, (case, (out.stdout + out.stderr)[-2000:])
+        assert "Traceback" not in out.stderr
+    assert not (ws / "results").exists()
+    record(f"bad input: {case}", inputs_silently_wrong=0, note="refused by both, before any job")
+
+
+def test_random_projection_to_more_components_than_features_fails_its_job_naming_the_step(tmp_path):
+    cfg = json.loads(json.dumps(SMALL))
+    cfg["preprocessing"]["std"] = [{"random_projection": {"n_components": 50}}]
+    ws = make_workspace(tmp_path / "ws", cfg)  # 10 features: known only once the data exist
+    proc = smk(ws, "--cores", "1", check=False)
+    log = (ws / "logs" / "features" / "moons" / "std.log").read_text()
+    assert proc.returncode != 0 and "random_projection n_components=50 exceeds the 10 features" in log
+    assert not (ws / CACHE_FILES["features"]).exists()
+    record("bad input: random_projection with more components than features", inputs_silently_wrong=0,
+           note="the features job fails naming the step (the dimension is known only then)")
+
+
+def test_gssl_mlflow_timeout_bounds_a_silent_server(solved, tmp_path):
+    """A server that accepts connections and never answers: the logging job fails naming it within
+    GSSL_MLFLOW_TIMEOUT (here 12 s; default 30 s) plus the job's own start-up."""
+    silent = socket.socket()
+    silent.bind(("127.0.0.1", 0))
+    silent.listen(64)  # accepts into the backlog, never reads
+    uri = f"http://127.0.0.1:{silent.getsockname()[1]}"
+    try:
+        ws = copy_of(solved, tmp_path)
+        t0 = time.time()
+        proc = smk(ws, "--cores", "1", check=False,
+                   env={"MLFLOW_TRACKING_URI": uri, "GSSL_MLFLOW_TIMEOUT": "12"})
+        elapsed = time.time() - t0
+    finally:
+        silent.close()
+    logs = "".join(p.read_text() for p in (ws / "logs").rglob("*.log"))
+    assert proc.returncode != 0 and uri in logs + proc.stdout + proc.stderr
+    assert elapsed < 12 + 20, f"{elapsed:.0f} s"
+    record("silent tracking server (accepts, never answers)", note=f"failed naming the URI after {elapsed:.0f} s "
+           "(GSSL_MLFLOW_TIMEOUT=12)")
