@@ -171,7 +171,7 @@ def _config_check(args) -> None:
 
     config: dict = {}
     for path in args.files:
-        _deep_update(config, load_yaml(path) or {})
+        _deep_update(config, load_yaml(path))
     validate_config(config, args.schema)
     print(f"ok: {', '.join(args.files)} ({len(config['experiments'])} experiments)")
 
@@ -185,6 +185,17 @@ def _verify(args) -> None:
     checked = ", ".join(f"{n} {what}" for what, n in counts.items())
     print(f"{'ok' if not problems else f'{len(problems)} problems'}: checked {checked} in {args.results}")
     if problems:
+        raise SystemExit(1)
+
+
+def _compare(args) -> None:
+    from .compare import compare, format_comparison, load_split_results
+
+    a = load_split_results(args.a, args.experiment)
+    b = load_split_results(args.b, args.experiment)
+    result = compare(a, b, metrics=args.metric or None, atol=args.atol)
+    print(format_comparison(result, max_rows=args.max_rows))
+    if len(result.changed) or (args.strict and (len(result.only_a) or len(result.only_b))):
         raise SystemExit(1)
 
 
@@ -232,6 +243,21 @@ def build_parser() -> argparse.ArgumentParser:
                                            "results folder against their recorded hashes")
     verify.add_argument("results", nargs="?", default="results", help="results folder (default: results)")
     verify.set_defaults(func=_verify)
+
+    cmp = sub.add_parser("compare", help="per-split results of two runs (results folders or reference "
+                                         "CSVs) side by side: what moved beyond its split noise",
+                         description="Pairs the two sides' splits of every cell they share and reports "
+                                     "each score's mean change, its 95 %% interval and the paired "
+                                     "Wilcoxon test (Holm-corrected). A change counts when it exceeds "
+                                     "--atol and its interval excludes 0. Exit status 1 when any did.")
+    cmp.add_argument("a", help="results folder (or CSV of split results): the baseline")
+    cmp.add_argument("b", help="results folder (or CSV of split results): the candidate")
+    cmp.add_argument("--experiment", default=None, help="compare one experiment only")
+    cmp.add_argument("--metric", action="append", help="score to compare (repeatable; default: all shared)")
+    cmp.add_argument("--atol", type=float, default=1e-6, help="smallest change that counts (default 1e-6)")
+    cmp.add_argument("--max-rows", type=int, default=50, help="rows of the table to print (default 50)")
+    cmp.add_argument("--strict", action="store_true", help="also fail when a cell is on one side only")
+    cmp.set_defaults(func=_compare)
     return p
 
 

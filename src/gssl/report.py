@@ -247,6 +247,52 @@ def markdown(table: pd.DataFrame, experiment: str, entry: dict, metric: str | No
     return "\n".join(lines)
 
 
+def _num(x, spec=".2f") -> str:
+    return "–" if x is None or x != x else format(x, spec)
+
+
+def statistics_markdown(cells: pd.DataFrame, across: dict, experiment: str) -> str:
+    """The statistics page of an experiment (rule ``statistics``): per setting, each method's mean,
+    standard error and 95 % interval with its paired test against the best method; across settings
+    the average ranks, Friedman test and critical difference (Demšar 2006)."""
+    metric = across["metric"]
+    lower = not any(metric.startswith(p) for p in HIGHER_IS_BETTER)
+    lines = [f"# Statistics of experiment `{experiment}`", "",
+             f"{_metric_name(metric)} (%) per cell: mean, standard error (SE) and 95 % Student-t "
+             "interval over the splits. In each setting every method is compared with the best one "
+             "(**bold**) on the same splits (two-sided Wilcoxon signed-rank, Holm-corrected within the "
+             "setting); ≈ marks those not significantly worse than the best (p_Holm ≥ 0.05). With 5 "
+             "or fewer paired splits no difference can reach p < 0.05, so every method is then ≈.", ""]
+    for setting, sub in cells.groupby(["dataset", "prep", "graph", "protocol"], sort=False):
+        lines += [f"## {' · '.join(setting)}", "",
+                  "| method | n | mean | SE | 95 % CI | p | p_Holm | |", "|---|---:|---:|---:|---|---:|---:|---|"]
+        for _, r in sub.sort_values("mean", ascending=lower, kind="stable").iterrows():
+            name = f"**{r['method']}**" if r["best"] else r["method"]
+            mark = "best" if r["best"] else ("≈" if r["tied_with_best"] else "")
+            lines.append(f"| {name} | {int(r['n'])} | {_num(r['mean'])} | {_num(r['sem'])} | "
+                         f"[{_num(r['ci_low'])}, {_num(r['ci_high'])}] | {_num(r['p_value'], '.3g')} | "
+                         f"{_num(r['p_holm'], '.3g')} | {mark} |")
+        lines.append("")
+    lines += ["## Across settings", "",
+              f"Average rank of each method over {across['settings']} settings (1 = best; settings "
+              f"missing a method dropped: {across['settings_dropped']}). Settings that share a dataset "
+              "are not independent draws, so read the tests below as descriptive when they do.", "",
+              "| method | average rank |", "|---|---:|"]
+    lines += [f"| {m} | {r:.2f} |" for m, r in across["average_ranks"].items()]
+    lines += ["", f"Nemenyi critical difference at α = 0.05: {across['critical_difference']:.2f}."]
+    if "friedman_chi2" in across:
+        line = f"Friedman χ²_F = {across['friedman_chi2']:.2f} (p = {across['friedman_p']:.3g})"
+        if "iman_davenport_f" in across:
+            line += (f"; Iman–Davenport F_F = {across['iman_davenport_f']:.2f} "
+                     f"(p = {across['iman_davenport_p']:.3g})")
+        else:
+            line += "; every setting ranks the methods alike, so Iman–Davenport's F_F is unbounded"
+        lines.append(line + ".")
+    else:
+        lines.append("Friedman test: needs at least 3 methods and 2 settings.")
+    return "\n".join(lines) + "\n"
+
+
 HTML_STYLE = """
 body { margin: 0; padding: 24px 32px; background: #fff; color: #1b1f24;
        font: 14px/1.45 system-ui, -apple-system, "Segoe UI", Roboto, "Helvetica Neue", sans-serif; }

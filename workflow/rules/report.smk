@@ -29,7 +29,7 @@ rule plot:
         f"{RESULTS}/tables/{{experiment}}.csv",
     output:
         report(f"{RESULTS}/plots/{{experiment}}/error.png", category="Plots",
-               caption="../report/plot.rst", labels={"experiment": "{experiment}"}),
+               caption="../report/plot.rst", labels={"experiment": "{experiment}", "plot": "error vs labels"}),
     log:
         "logs/report/{experiment}.plot.log",
     params:
@@ -39,6 +39,33 @@ rule plot:
         "../../environment.yml"
     script:
         "../scripts/plot.py"
+
+
+rule statistics:
+    # paired tests within each setting, ranks and the critical difference across settings, and the
+    # plots of both (issue #18); gssl.stats and gssl.stats_plots hold the numerics
+    input:
+        lambda wc: experiment_runs(wc.experiment),
+    output:
+        csv=f"{RESULTS}/tables/{{experiment}}.stats.csv",
+        md=f"{RESULTS}/tables/{{experiment}}.stats.md",
+        ranks=f"{RESULTS}/tables/{{experiment}}.ranks.json",
+        boxes=report(f"{RESULTS}/plots/{{experiment}}/boxes.png", category="Plots",
+                     caption="../report/boxes.rst", labels={"experiment": "{experiment}", "plot": "boxes"}),
+        cd=report(f"{RESULTS}/plots/{{experiment}}/cd.png", category="Plots",
+                  caption="../report/cd.rst", labels={"experiment": "{experiment}", "plot": "critical difference"}),
+        heatmap=report(f"{RESULTS}/plots/{{experiment}}/ranks.png", category="Plots",
+                       caption="../report/ranks.rst", labels={"experiment": "{experiment}", "plot": "ranks"}),
+    log:
+        "logs/report/{experiment}.statistics.log",
+    benchmark:
+        f"{RESULTS}/benchmarks/statistics/{{experiment}}.tsv"
+    params:
+        code=code_hash("gssl.report", "gssl.stats", "gssl.stats_plots"),
+    conda:
+        "../../environment.yml"
+    script:
+        "../scripts/statistics.py"
 
 
 localrules:
@@ -58,6 +85,7 @@ rule mlflow_summary:
         md=f"{RESULTS}/tables/{{experiment}}.md",
         html=f"{RESULTS}/tables/{{experiment}}.html",
         plot=f"{RESULTS}/plots/{{experiment}}/error.png",
+        stats=rules.statistics.output,
         experiment=f"{RESULTS}/mlflow/{{experiment}}.json",
     output:
         f"{RESULTS}/mlflow/{{experiment}}.summary.json",

@@ -47,7 +47,7 @@ with job_context(sm.log[0]) as log:
                       "params": {"method": first["method_params"]}, "metrics": metrics,
                       "children": [rid for _, rid in group]})
     sid = summarize(sm.params.tracking_uri, exp_id, name, current,
-                    [sm.input.csv, sm.input.md, sm.input.html, sm.input.plot],
+                    [sm.input.csv, sm.input.md, sm.input.html, sm.input.plot, *sm.input.stats],
                     params={"experiment": sm.params.experiment},
                     metrics={"n_runs": len(current), "n_cells": len(by_cell)}, cells=cells)
     t_done = time.perf_counter()

@@ -1,0 +1,215 @@
+"""Plots of the statistics (matplotlib is imported inside: the statistics never need it): the
+critical-difference diagram, box plots per cell, the rank heat-map.
+"""
+
+from __future__ import annotations
+
+import textwrap
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from .stats import SETTING, StatsError, cd_groups, check_runs, higher_is_better
+
+BEST_COLOR, OTHER_COLOR = "#e8913a", "#b9cde5"  # orange best box among light blue ones
+
+
+def _pyplot():
+    """matplotlib.pyplot on the Agg backend (files only: works without a display)."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    return plt
+
+
+def _save(fig, out) -> None:
+    """Write ``fig`` to ``out`` (parent folders created) and close it."""
+    plt = _pyplot()
+    try:
+        Path(out).parent.mkdir(parents=True, exist_ok=True)
+        fig.savefig(out, dpi=110, bbox_inches="tight", format="png")  # out may be a .tmp name
+    finally:
+        plt.close(fig)
+
+
+def plot_cd_diagram(avg_ranks: pd.Series, cd: float, out, title: str | None = None) -> None:
+    """Critical-difference diagram of average ranks (Demšar 2006, figure 1).
+
+    A rank axis 1..k on top, best (rank 1) on the left; each method hangs from its average rank
+    by an elbow line to its label (the better half on the left, the rest on the right). The
+    critical difference is a scale bar above the axis; thick bars below the axis join the groups
+    of :func:`gssl.stats.cd_groups`, methods not significantly different.
+
+    Parameters
+    ----------
+    avg_ranks : Series
+        Average rank per method (index: method names), in any order.
+    cd : float
+        Critical difference, e.g. :func:`gssl.stats.nemenyi_cd`.
+    out : str or Path
+        Image file to write (format from the suffix).
+    title : str, optional
+        Drawn above the diagram.
+    """
+    groups = cd_groups(avg_ranks, cd)  # also checks avg_ranks and cd
+    r = avg_ranks.sort_values(kind="stable")
+    k = len(r)
+    if k < 2:
+        raise StatsError(f"a critical-difference diagram needs at least 2 methods, got {k}")
+    plt = _pyplot()
+    labels = [f"{name} ({rank:.2f})" for name, rank in r.items()]
+    n_left = (k + 1) // 2
+    # everything in inches (axes = whole figure, equal units) so text never scales with k
+    unit = min(1.0, max(0.55, 7.0 / (k - 1)))  # inches per rank
+    side = 0.45 + 0.075 * max(len(s) for s in labels)  # room for the labels of one side
+    width = 2 * side + (k - 1) * unit
+
+    def x(rank):
+        return side + (rank - 1) * unit
+
+    top = 0.45 if title else 0.1
+    y_cd, y_axis = top + 0.3, top + 0.85
+    y_groups = y_axis + 0.22 + 0.14 * np.arange(len(groups))
+    y_rows = y_axis + 0.22 + 0.14 * len(groups) + 0.15 + 0.27 * np.arange(max(n_left, k - n_left))
+    height = y_rows[-1] + 0.2
+    fig = plt.figure(figsize=(width, height))
+    ax = fig.add_axes([0, 0, 1, 1])
+    ax.set_xlim(0, width)
+    ax.set_ylim(height, 0)
+    ax.axis("off")
+    if title:
+        ax.text(width / 2, 0.1, title, ha="center", va="top", fontsize=12, weight="bold")
+    # rank axis with integer ticks and shorter half ticks
+    ax.plot([x(1), x(k)], [y_axis, y_axis], color="black", lw=1.2)
+    for t in np.arange(1, k + 0.5, 0.5):
+        ax.plot([x(t), x(t)], [y_axis, y_axis - (0.1 if t == int(t) else 0.05)], color="black",
+                lw=1.2)
+        if t == int(t):
+            ax.text(x(t), y_axis - 0.13, f"{int(t)}", ha="center", va="bottom", fontsize=10)
+    # CD scale bar: clipped at the axis end, and the label says so
+    shown = min(cd, k - 1)
+    ax.plot([x(1), x(1 + shown)], [y_cd, y_cd], color="black", lw=1.5)
+    for end in (1, 1 + shown):
+        ax.plot([x(end), x(end)], [y_cd - 0.05, y_cd + 0.05], color="black", lw=1.5)
+    note = f" (beyond the rank axis of {k - 1})" if cd > k - 1 else ""
+    ax.text(x(1 + shown / 2), y_cd - 0.08, f"CD = {cd:.2f}{note}", ha="center", va="bottom",
+            fontsize=10)
+    # methods: the better half to the left (best nearest the axis), the rest to the right
+    for i, rank in enumerate(r.to_numpy()):
+        left = i < n_left
+        y = y_rows[i] if left else y_rows[k - 1 - i]
+        end = x(1) - 0.25 if left else x(k) + 0.25
+        ax.plot([x(rank), x(rank), end], [y_axis, y, y], color="0.25", lw=1)
+        ax.text(end + (-0.06 if left else 0.06), y, labels[i], ha="right" if left else "left",
+                va="center", fontsize=10)
+    # one row per group: groups overlap in rank, so sharing rows would merge their bars
+    for y, group in zip(y_groups, groups):
+        lo, hi = r[group[0]], r[group[-1]]
+        ax.plot([x(lo) - 0.06, x(hi) + 0.06], [y, y], color="black", lw=4,
+                solid_capstyle="round")
+    _save(fig, out)
+
+
+def plot_boxes(runs: pd.DataFrame, metric: str, out) -> None:
+    """Box plot of the per-split ``metric`` of every method, one panel per setting.
+
+    The split values are drawn jittered over the boxes; the box of the best method by mean
+    (direction from :func:`gssl.stats.higher_is_better`) is highlighted.
+
+    Parameters
+    ----------
+    runs : DataFrame
+        One row per (cell, split) with :data:`gssl.stats.KEYS`, ``split`` and ``metric``.
+    metric : str
+        Numeric metric column; its name labels the y axes.
+    out : str or Path
+        Image file to write.
+    """
+    check_runs(runs, [metric])
+    plt = _pyplot()
+    settings = list(runs.groupby(SETTING, sort=False))
+    n_methods = max(sub["method"].nunique() for _, sub in settings)
+    ncols = min(4, len(settings))
+    nrows = -(-len(settings) // ncols)
+    panel_w = max(3.2, 0.5 * n_methods + 1.2)
+    fig, axes = plt.subplots(nrows, ncols, figsize=(panel_w * ncols, 3.9 * nrows), squeeze=False)
+    rng = np.random.default_rng(0)  # jitter only: the same picture on every call
+    hib = higher_is_better(metric)
+    for ax, (key, sub) in zip(axes.flat, settings):
+        methods = list(dict.fromkeys(sub["method"]))
+        data = [sub.loc[sub["method"] == m, metric].dropna().to_numpy(float) for m in methods]
+        means = np.array([d.mean() if d.size else np.nan for d in data])
+        best = None
+        if not np.isnan(means).all():
+            best = int(np.nanargmax(means) if hib else np.nanargmin(means))
+        boxes = ax.boxplot(data, patch_artist=True, widths=0.6, showfliers=False,
+                           medianprops={"color": "black"})
+        for i, box in enumerate(boxes["boxes"]):
+            box.set_facecolor(BEST_COLOR if i == best else OTHER_COLOR)
+        for i, d in enumerate(data, start=1):
+            ax.scatter(i + rng.uniform(-0.17, 0.17, d.size), d, s=9, color="0.2", alpha=0.6,
+                       zorder=3, linewidths=0)
+        ax.set_xticks(range(1, len(methods) + 1), methods, rotation=35, ha="right",
+                      rotation_mode="anchor", fontsize=9)
+        ax.set_ylabel(metric)
+        title = " · ".join(str(v) for v in key)
+        # about 13 characters per inch at fontsize 10; keep names whole, break at the " · "
+        ax.set_title(textwrap.fill(title, width=int(panel_w * 13), break_long_words=False,
+                                   break_on_hyphens=False), fontsize=10)
+        ax.grid(axis="y", alpha=0.3)
+    for ax in axes.flat[len(settings):]:
+        ax.set_visible(False)
+    better = "higher" if hib else "lower"
+    fig.suptitle(f"{metric} per split; orange: best mean ({better} is better)", fontsize=11)
+    fig.tight_layout()
+    _save(fig, out)
+
+
+def plot_rank_heatmap(ranks: pd.DataFrame, out) -> None:
+    """Annotated heat-map of the rank of every method (columns) in every setting (rows).
+
+    Methods are sorted by average rank, best first; a last row gives the mean rank.
+
+    Parameters
+    ----------
+    ranks : DataFrame
+        Ranks per setting and method, e.g. ``average_ranks(scores).ranks``; the index may be a
+        MultiIndex (levels joined with " · ").
+    out : str or Path
+        Image file to write.
+    """
+    if not isinstance(ranks, pd.DataFrame) or ranks.empty:
+        raise StatsError("ranks must be a non-empty DataFrame of ranks (rows: settings, "
+                         "columns: methods), e.g. average_ranks(scores).ranks")
+    try:
+        values = ranks.astype(float)
+    except (TypeError, ValueError) as err:
+        raise StatsError(f"ranks must be numeric: {err}") from None
+    plt = _pyplot()
+    order = values.mean().sort_values(kind="stable").index
+    values = values[order]
+    rows = [" · ".join(map(str, i)) if isinstance(i, tuple) else str(i) for i in values.index]
+    matrix = np.vstack([values.to_numpy(), values.mean().to_numpy()])
+    n, k = matrix.shape
+    fig, ax = plt.subplots(figsize=(1.5 + 0.72 * k, 1.2 + 0.36 * n))
+    low, high = 1.0, max(float(k), np.nanmax(matrix))
+    cmap = plt.get_cmap("RdBu_r")  # blue = good (low rank), red = bad; no red-green
+    im = ax.imshow(matrix, cmap=cmap, vmin=low, vmax=high, aspect="auto")
+    for (i, j), v in np.ndenumerate(matrix):
+        if np.isnan(v):
+            continue
+        text = f"{v:.2f}" if i == n - 1 else (f"{v:.0f}" if v == int(v) else f"{v:.1f}")
+        strong = abs((v - low) / (high - low) - 0.5) > 0.3  # dark end of the colormap
+        ax.text(j, i, text, ha="center", va="center", fontsize=8,
+                color="white" if strong else "black", weight="bold" if i == n - 1 else None)
+    ax.axhline(n - 1.5, color="black", lw=2)  # sets the mean row apart
+    ax.set_xticks(range(k), [str(c) for c in order], rotation=35, ha="right",
+                  rotation_mode="anchor")
+    ax.set_yticks(range(n), rows + ["mean rank"])
+    ax.get_yticklabels()[-1].set_fontweight("bold")
+    ax.set_title("rank per setting (1 = best), methods by mean rank", fontsize=11)
+    fig.colorbar(im, ax=ax, label="rank", fraction=0.04, pad=0.02)
+    _save(fig, out)
