@@ -207,15 +207,15 @@ KILL_CONFIG = {
                            "params": {"n_samples": 3000, "n_features": 20, "noise": 0.1, "random_state": 0}}},
     "preprocessing": {"std": ["standardize"]},
     "graphs": {"knn8": {"kind": "knn", "k": 8, "weights": "heat", "laplacian": "normalized"}},
-    "methods": {"laplace": {"solver": "laplace"}},
+    "methods": {"poisson": {"solver": "poisson"}},
     "protocols": {"lpc2": {"kind": "labels_per_class", "n": 2, "repeats": 4}},
     "experiments": {"kill": {"description": "kills mid-write", "datasets": ["moons"], "preprocessing": ["std"],
-                             "graphs": ["knn8"], "methods": ["laplace"], "protocols": ["lpc2"]}},
+                             "graphs": ["knn8"], "methods": ["poisson"], "protocols": ["lpc2"]}},
     "splits_per_job": 4,
 }
 CACHE_FILES = {"data": "results/data/moons.h5", "features": "results/features/moons/std.h5",
                "graph": "results/graphs/moons/std/knn8.h5", "splits": "results/splits/moons/lpc2.h5"}
-TARGETS = {**CACHE_FILES, "solve": "results/runs/kill/moons/std/knn8/laplace/lpc2/splits0-3.json"}
+TARGETS = {**CACHE_FILES, "solve": "results/runs/kill/moons/std/knn8/poisson/lpc2/splits0-3.json"}
 KILLS = [(stage, moment) for stage in ("features", "graph")
          for moment in ("half_written", "before_rename", "after_rename")] + \
         [("solve", "before_rename"), ("solve", "after_rename")]

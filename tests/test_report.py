@@ -2,6 +2,7 @@
 paper_tables()."""
 import re
 
+import numpy as np
 import pandas as pd
 import pytest
 
@@ -106,10 +107,11 @@ def test_html_and_markdown_share_the_pivot(table):
     for m in t.methods:
         for p in t.protocols:
             text = t.cell(m, p)
-            if text is not None:
-                assert f" {text} |" in md
+            if text is not None:  # the best of a column in bold in markdown, class "best" in HTML
+                assert (f" **{text}** |" if m in t.best(p) else f" {text} |") in md
                 assert text.replace("±", "&#177;") in page
     assert "| rls | 39.19 ± 3.82 (n=2) | – |" in md
+    assert "| laprls | **13.50 ± 3.91 (n=3)** |" in md
 
 
 def test_the_papers_one_split_statistic_is_shown_and_compared_with_the_reference():
@@ -142,3 +144,22 @@ def test_the_papers_one_split_statistic_is_shown_and_compared_with_the_reference
     mixed = with_paper_statistic(aggregate(both), both, entry).set_index(["method", "protocol"])
     assert mixed.at[("mtv_t", "lpc1"), "paper_statistic"] == 80.0
     assert mixed.loc["spectral", "paper_statistic"].isna().all()
+
+
+def test_tables_mark_the_methods_not_significantly_worse_than_the_best():
+    from gssl.report import aggregate, markdown, with_paired_tests
+
+    rng = np.random.default_rng(0)
+    base = 20 + rng.normal(0, 2, 12)
+    keys = {"dataset": "d", "prep": "p", "graph": "g", "protocol": "lpc1"}
+    runs = pd.DataFrame([{**keys, "method": m, "split": i, "error_unlabeled": v}
+                         for m, values in (("best", base), ("close", base + 0.2 + np.tile([1.5, -1.5], 6)),
+                                           ("worse", base + 5 + rng.normal(0, 0.5, 12)))
+                         for i, v in enumerate(values)])
+    table = with_paired_tests(aggregate(runs), runs)
+    tied = dict(zip(table["method"], table["tied_with_best"]))
+    assert tied == {"best": True, "close": True, "worse": False}
+    md = markdown(table, "x", {"methods": ["best", "close", "worse"]})
+    rows = {line.split("|")[1].strip(): line for line in md.splitlines() if line.startswith("| ")}
+    assert "**" in rows["best"] and rows["close"].rstrip(" |").endswith("≈")
+    assert "≈" not in rows["worse"] and "not significantly worse" in md

@@ -44,6 +44,17 @@ def aggregate(runs: pd.DataFrame) -> pd.DataFrame:
     return out.reset_index()
 
 
+def with_paired_tests(table: pd.DataFrame, runs: pd.DataFrame, metric: str | None = None) -> pd.DataFrame:
+    """Add ``tied_with_best`` and ``p_holm_vs_best``: per cell, whether the headline metric is not
+    significantly worse than its setting's best method on the same splits (paired Wilcoxon,
+    Holm-corrected within the setting; :func:`gssl.stats.paired_tests`)."""
+    from .stats import paired_tests
+
+    metric = metric or headline_metric(table)
+    tests = paired_tests(runs, metric)[KEYS + ["tied_with_best", "p_holm"]]
+    return table.merge(tests.rename(columns={"p_holm": "p_holm_vs_best"}), on=KEYS, how="left")
+
+
 def with_paper_statistic(table: pd.DataFrame, runs: pd.DataFrame, entry: dict,
                          metric: str | None = None) -> pd.DataFrame:
     """Add column ``paper_statistic``: per cell, the headline of the split with the lowest value of
@@ -101,6 +112,7 @@ class PaperTable:
     tuned: frozenset = frozenset()  # methods tuned on the scored points
     stat: pd.DataFrame | None = None  # the paper's one-split statistic (paper_statistic)
     stat_label: str = ""
+    tied: pd.DataFrame | None = None  # not significantly worse than the setting's best (paired test)
 
     def cell(self, method: str, protocol: str) -> str | None:
         """``"mean ± std (n=N, SE s)"`` in the metric's unit (%), followed by the paper's value and
@@ -121,6 +133,9 @@ class PaperTable:
         if not pd.isna(stat):  # the paper's statistic first: the reference is compared with it
             ours = f"{self.stat_label} {stat:.2f}; mean {ours}"
             mean = stat
+        tied = self.tied.at[method, protocol] if self.tied is not None else np.nan
+        if not pd.isna(tied) and bool(tied) and method not in self.best(protocol):
+            ours += " ≈"
         ref = self.ref.at[method, protocol] if self.ref is not None else np.nan
         return ours, ("" if pd.isna(ref) else f"paper {ref:.2f} (Δ {mean - ref:+.2f})")
 
@@ -157,10 +172,12 @@ def paper_tables(table: pd.DataFrame, entry: dict, metric: str | None = None) ->
         ref = grid("reference") if "reference" in sub and sub["reference"].notna().any() else None
         stat = (grid("paper_statistic") if "paper_statistic" in sub
                 and sub["paper_statistic"].notna().any() else None)
+        tied = grid("tied_with_best").astype(object) if "tied_with_best" in sub else None
         out.append(PaperTable(ds, prep, graph, metric, methods, protocols,
                               grid(f"{metric}_mean"), grid(f"{metric}_std"), grid("n_splits"),
                               sem, ref, frozenset(tuned_on_scored_points(entry)), stat,
-                              (entry.get("paper_statistic") or {}).get("label", "paper's statistic")))
+                              (entry.get("paper_statistic") or {}).get("label", "paper's statistic"),
+                              tied))
     return out
 
 
@@ -223,6 +240,16 @@ def _legend_notes(entry: dict) -> list[str]:
     return notes
 
 
+TIED_NOTE = ("**Bold**: the best mean of its column. ≈: not significantly worse than the best on the "
+             "same splits (two-sided Wilcoxon signed-rank, Holm-corrected within the setting, "
+             "p ≥ 0.05; with 5 or fewer splits no difference can be significant). The tests: "
+             "tables/<experiment>.stats.md.")
+
+
+def _bold(text: str | None, bold: bool) -> str | None:
+    return f"**{text}**" if text and bold else text
+
+
 def _metric_name(metric: str) -> str:
     return metric.replace("_", " ")
 
@@ -236,12 +263,14 @@ def markdown(table: pd.DataFrame, experiment: str, entry: dict, metric: str | No
     lines += [f"Cells: {_metric_name(metric)} (%), mean ± std over splits (n = number of splits, "
               f"SE = standard error of the mean).", ""]
     lines += [f"{note}\n" for note in _legend_notes(entry)]
+    if "tied_with_best" in table:
+        lines += [f"{TIED_NOTE}\n"]
     for t in paper_tables(table, entry, metric):
         lines += [f"## {t.dataset} · prep `{t.prep}` · graph `{t.graph}`", "",
                   "| method | " + " | ".join(t.protocols) + " |",
                   "|---|" + "---|" * len(t.protocols)]
         for m in t.methods:
-            cells = [t.cell(m, p) or "–" for p in t.protocols]
+            cells = [_bold(t.cell(m, p), m in t.best(p)) or "–" for p in t.protocols]
             lines.append(f"| {t.label(m)} | " + " | ".join(cells) + " |")
         lines.append("")
     return "\n".join(lines)
@@ -273,6 +302,8 @@ def statistics_markdown(cells: pd.DataFrame, across: dict, experiment: str) -> s
                          f"[{_num(r['ci_low'])}, {_num(r['ci_high'])}] | {_num(r['p_value'], '.3g')} | "
                          f"{_num(r['p_holm'], '.3g')} | {mark} |")
         lines.append("")
+    if "not_ranked" in across:
+        return "\n".join(lines + ["## Across settings", "", f"No ranking: {across['not_ranked']}."]) + "\n"
     lines += ["## Across settings", "",
               f"Average rank of each method over {across['settings']} settings (1 = best; settings "
               f"missing a method dropped: {across['settings_dropped']}). Settings that share a dataset "
@@ -339,6 +370,8 @@ def html(table: pd.DataFrame, experiment: str, entry: dict, metric: str | None =
                f"{best} mean in its column; "
                "a dash (–) marks a missing result.</p>")
     out += [f'<p class="legend">{e(note)}</p>' for note in _legend_notes(entry)]
+    if "tied_with_best" in table:
+        out.append(f'<p class="legend">{e(TIED_NOTE.replace("**", ""))}</p>')
     for t in paper_tables(table, entry, metric):
         out += ["<section>",
                 f"<h2>{e(t.dataset)} · prep <code>{e(t.prep)}</code> · graph "
@@ -369,11 +402,14 @@ def html(table: pd.DataFrame, experiment: str, entry: dict, metric: str | None =
 
 def plot(table: pd.DataFrame, out, experiment: str, protocol_labels: dict | None = None,
          metric: str | None = None, fmt: str = "png") -> None:
-    """Error vs protocol (labels per class), one panel per dataset setting, error bars = std."""
+    """Error vs protocol (labels per class), one panel per dataset setting: the mean over the splits
+    and its 95 % confidence band (Student t, from the standard error; none for a single split)."""
     import matplotlib
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
+
+    from .stats import t_quantile
 
     metric = metric or headline_metric(table)
     groups = list(table.groupby(["dataset", "prep", "graph"], sort=False))
@@ -383,15 +419,20 @@ def plot(table: pd.DataFrame, out, experiment: str, protocol_labels: dict | None
         x = np.arange(len(protocols))
         for method, msub in sub.groupby("method", sort=False):
             msub = msub.set_index("protocol").reindex(protocols)
-            ax.errorbar(x, msub[f"{metric}_mean"], yerr=msub[f"{metric}_std"], marker="o",
-                        capsize=3, label=method)
+            mean = msub[f"{metric}_mean"].to_numpy(float)
+            line, = ax.plot(x, mean, marker="o", label=method)
+            if f"{metric}_sem" in msub:  # 95 % Student-t band of the mean over the splits
+                n = msub["n_splits"].to_numpy(float)
+                half = t_quantile(0.95, n) * msub[f"{metric}_sem"].to_numpy(float)
+                ax.fill_between(x, mean - half, mean + half, color=line.get_color(), alpha=0.15,
+                                linewidth=0)
         ax.set_xticks(x, [(protocol_labels or {}).get(p, p) for p in protocols])
         ax.set_xlabel("protocol (labels per class)")
         ax.set_ylabel(f"{metric.replace('_', ' ')} (%)")
         ax.set_title(f"{ds} · {prep} · {graph}")
         ax.grid(alpha=0.3)
         ax.legend(fontsize=8)
-    fig.suptitle(f"Experiment {experiment}")
+    fig.suptitle(f"Experiment {experiment}: mean over the splits, shaded 95 % confidence band")
     fig.tight_layout()
     Path(out).parent.mkdir(parents=True, exist_ok=True)
     fig.savefig(out, dpi=110, format=fmt)

@@ -213,3 +213,13 @@ def plot_rank_heatmap(ranks: pd.DataFrame, out) -> None:
     ax.set_title("rank per setting (1 = best), methods by mean rank", fontsize=11)
     fig.colorbar(im, ax=ax, label="rank", fraction=0.04, pad=0.02)
     _save(fig, out)
+
+
+def plot_note(out, text: str) -> None:
+    """A figure that only says why there is no plot (e.g. one method: nothing to rank), so that a
+    report keeps its layout and the reader learns the reason."""
+    plt = _pyplot()
+    fig, ax = plt.subplots(figsize=(6, 1.6))
+    ax.axis("off")
+    ax.text(0.5, 0.5, textwrap.fill(text, 70), ha="center", va="center", fontsize=11)
+    _save(fig, out)

@@ -17,7 +17,7 @@ rule table:
                                "gridded_methods": [m for m in config["experiments"][wc.experiment]["methods"]
                                                    if has_grid(m)]},
         labels=lambda wc: protocol_labels(wc.experiment),
-        code=code_hash("gssl.report"),
+        code=code_hash("gssl.report", "gssl.stats"),
     conda:
         "../../environment.yml"
     script:
@@ -34,7 +34,7 @@ rule plot:
         "logs/report/{experiment}.plot.log",
     params:
         labels=lambda wc: protocol_labels(wc.experiment),
-        code=code_hash("gssl.report"),
+        code=code_hash("gssl.report", "gssl.stats"),
     conda:
         "../../environment.yml"
     script:

@@ -8,8 +8,8 @@ import math
 from gssl.h5io import atomic_path, atomic_write_text
 from gssl.jobs import job_context
 from gssl.report import aggregate, headline_metric, load_runs, statistics_markdown
-from gssl.stats import average_ranks, cell_summary, friedman_test, higher_is_better, nemenyi_cd, paired_tests, score_table
-from gssl.stats_plots import plot_boxes, plot_cd_diagram, plot_rank_heatmap
+from gssl.stats import StatsError, average_ranks, cell_summary, friedman_test, higher_is_better, nemenyi_cd, paired_tests, score_table
+from gssl.stats_plots import plot_boxes, plot_cd_diagram, plot_note, plot_rank_heatmap
 
 sm = snakemake
 with job_context(sm.log[0]) as log:
@@ -20,21 +20,29 @@ with job_context(sm.log[0]) as log:
                                     "p_value", "p_holm", "tied_with_best"]])
     with atomic_path(sm.output.csv) as tmp:
         cells.assign(metric=metric).to_csv(tmp, index=False, float_format="%.6g")
-    ranks = average_ranks(score_table(runs, metric), higher_is_better(metric))
-    across = {"metric": metric, "settings": ranks.n, "methods": ranks.k, "settings_dropped": ranks.n_dropped,
-              "average_ranks": ranks.average.to_dict(), "critical_difference": nemenyi_cd(ranks.k, ranks.n)}
-    if ranks.k >= 3 and ranks.n >= 2:  # Friedman's statistic needs both
-        f = friedman_test(score_table(runs, metric), higher_is_better(metric))
-        across.update(friedman_chi2=f.chi2, friedman_p=f.chi2_p_value)
-        if math.isfinite(f.f):  # infinite when every setting ranks the methods alike
-            across.update(iman_davenport_f=f.f, iman_davenport_p=f.p_value)
+    try:
+        ranks = average_ranks(score_table(runs, metric), higher_is_better(metric))
+    except StatsError as exc:  # one method, or no setting where all were run: nothing to rank
+        ranks, across = None, {"metric": metric, "not_ranked": str(exc)}
+    else:
+        across = {"metric": metric, "settings": ranks.n, "methods": ranks.k, "settings_dropped": ranks.n_dropped,
+                  "average_ranks": ranks.average.to_dict(), "critical_difference": nemenyi_cd(ranks.k, ranks.n)}
+        if ranks.k >= 3 and ranks.n >= 2:  # Friedman's statistic needs both
+            f = friedman_test(score_table(runs, metric), higher_is_better(metric))
+            across.update(friedman_chi2=f.chi2, friedman_p=f.chi2_p_value)
+            if math.isfinite(f.f):  # infinite when every setting ranks the methods alike
+                across.update(iman_davenport_f=f.f, iman_davenport_p=f.p_value)
     atomic_write_text(sm.output.ranks, json.dumps(across, indent=1) + "\n")
     atomic_write_text(sm.output.md, statistics_markdown(cells, across, sm.wildcards.experiment))
-    for out, draw in ((sm.output.boxes, lambda t: plot_boxes(runs, metric, t)),
-                      (sm.output.cd, lambda t: plot_cd_diagram(ranks.average, across["critical_difference"], t,
-                                                               title=f"{sm.wildcards.experiment}: {metric}")),
+    title = f"{sm.wildcards.experiment}: {metric}"
+    with atomic_path(sm.output.boxes) as tmp:
+        plot_boxes(runs, metric, tmp)
+    for out, draw in ((sm.output.cd, lambda t: plot_cd_diagram(ranks.average, across["critical_difference"], t,
+                                                               title=title)),
                       (sm.output.heatmap, lambda t: plot_rank_heatmap(ranks.ranks, t))):
+        if ranks is None:
+            draw = lambda t: plot_note(t, f"No ranking: {across['not_ranked']}")  # noqa: E731
         with atomic_path(out) as tmp:
             draw(tmp)
-    log.info("statistics of %d cells on %s; %d settings x %d methods ranked", len(cells), metric,
-             ranks.n, ranks.k)
+    log.info("statistics of %d cells on %s; %s", len(cells), metric,
+             f"{ranks.n} settings x {ranks.k} methods ranked" if ranks else across["not_ranked"])

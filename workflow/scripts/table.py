@@ -3,13 +3,14 @@ per dataset/prep/graph/method/protocol), .md and .html (paper-style tables; the 
 Snakemake report's entry)."""
 from gssl.h5io import atomic_path, atomic_write_text
 from gssl.jobs import job_context
-from gssl.report import aggregate, html, load_runs, markdown, with_paper_statistic, with_reference
+from gssl.report import (aggregate, html, load_runs, markdown, with_paired_tests, with_paper_statistic,
+                         with_reference)
 
 with job_context(snakemake.log[0]) as log:
     experiment = snakemake.wildcards.experiment
     entry = snakemake.params.experiment
     runs = load_runs(snakemake.input)
-    table = with_reference(with_paper_statistic(aggregate(runs), runs, entry), entry)
+    table = with_reference(with_paper_statistic(with_paired_tests(aggregate(runs), runs), runs, entry), entry)
     with atomic_path(snakemake.output.csv) as tmp:
         table.to_csv(tmp, index=False, float_format="%.6g")
     atomic_write_text(snakemake.output.md, markdown(table, experiment, entry))
