@@ -51,7 +51,7 @@ def pytest_collection_modifyitems(config, items):
             item.add_marker(skip)
 
 
-FIGURE_COLUMNS = ("jobs", "splits", "finished", "misfiled", "lost", "twice", "running",
+FIGURE_COLUMNS = ("jobs", "runs", "splits", "finished", "misfiled", "lost", "twice", "running",
                   "accepted_corrupt", "inputs_silently_wrong")
 
 

@@ -71,6 +71,12 @@ def fit_evaluation(cell, method, log):
     return sorted(results, key=lambda r: r["split"]), (groups[0][0] if len(groups) == 1 else method)
 
 
+def graph_metrics():
+    """An approximate kNN graph's measured recall (the graph file's params), beside the scores."""
+    params = cell.graph.params
+    return {"graph_knn_recall": params["knn_recall"]} if "knn_recall" in params else {}
+
+
 def job_times():
     """The run's start and end for MLflow (ms): this job's, not the later logging job's."""
     return {"start_time": T_START_MS, "end_time": int(time.time() * 1000)}
@@ -81,7 +87,8 @@ def evaluation_runs(method, results, load_seconds):
     kind = "cell" if whole_cell else "block"
     parent = {"name": run_name(wc, splits=block), "tags": {**tags, KIND_TAG: kind},
               "params": run_params(method),
-              "metrics": {**split_statistics([r["metrics"] for r in results]), "load_seconds": load_seconds},
+              "metrics": {**split_statistics([r["metrics"] for r in results]), "load_seconds": load_seconds,
+                          **graph_metrics()},
               **job_times()}
     children = [{"name": run_name(wc, split=r["split"]), **job_times(),
                  "tags": {**tags, KIND_TAG: "split", "gssl.split": r["split"],

@@ -24,14 +24,14 @@ import scipy.sparse as sp
 from ..errors import ConfigError, GraphError
 from .base import Graph
 from .cache import load_graph, save_graph
-from .knn import check_k, knn_distances, neighbors_to_csr
+from .knn import BACKENDS, check_k, knn_distances, knn_recall, knn_search, neighbors_to_csr
 from .laplacian import LAPLACIANS, laplacian, lle_laplacian, matrix_power
 from .lle import barycenter_weights, lle_weights
 from .weights import (SIGMA_RULES, SYMMETRIZATIONS, binary, gaussian_kth, heat, local_scales,
                       resolve_sigma, self_tuning, symmetrize)
 
 __all__ = ["Graph", "build_graph", "as_graph", "check_weight_matrix", "validate_graph_spec", "GRAPH_KINDS", "WEIGHTS",
-           "knn_distances", "neighbors_to_csr", "binary", "heat", "self_tuning", "gaussian_kth",
+           "knn_distances", "knn_search", "knn_recall", "neighbors_to_csr", "binary", "heat", "self_tuning", "gaussian_kth",
            "local_scales",
            "resolve_sigma", "symmetrize", "lle_weights", "barycenter_weights", "laplacian",
            "lle_laplacian", "matrix_power", "save_graph", "load_graph"]
@@ -60,6 +60,25 @@ def _positive_int(spec: dict, key: str) -> None:
         raise ConfigError(f"graph spec: {key} must be an integer >= 1, got {v!r}")
 
 
+# neighbour search keys, kept out of the spec unless given: the graph ids and caches of configs
+# that never name them stay as they were
+_SEARCH_KEYS = ("backend", "min_recall", "recall_queries")
+
+
+def _check_search(out: dict) -> None:
+    backend = out.get("backend", "exact")
+    if backend not in BACKENDS:
+        raise ConfigError(f"graph spec: backend={backend!r} is not allowed; allowed values: {list(BACKENDS)}")
+    if backend == "exact" and ({"min_recall", "recall_queries"} & set(out)):
+        raise ConfigError("graph spec: min_recall and recall_queries apply to an approximate backend "
+                          "(hnsw, nndescent); exact search has recall 1")
+    r = out.get("min_recall", 0.5)
+    if isinstance(r, bool) or not isinstance(r, numbers.Real) or not 0 < r <= 1:
+        raise ConfigError(f"graph spec: min_recall must be a number in (0, 1], got {r!r}")
+    if "recall_queries" in out:
+        _positive_int(out, "recall_queries")
+
+
 def validate_graph_spec(spec) -> dict:
     """Return ``spec`` with defaults filled in; ConfigError names the bad key and allowed values."""
     if not isinstance(spec, dict):
@@ -77,7 +96,7 @@ def validate_graph_spec(spec) -> dict:
         out["weights"] = spec.get("weights", out["weights"])
         _choice(out, "weights", WEIGHTS)
         out.update(_WEIGHT_KEYS[out["weights"]])
-    allowed = set(out)
+    allowed = set(out) | (set(_SEARCH_KEYS) if kind in ("knn", "lle") else set())
     bad = sorted(set(spec) - allowed)
     if bad:
         raise ConfigError(f"graph spec (kind {kind!r}): unknown key(s) {bad}; "
@@ -98,6 +117,8 @@ def validate_graph_spec(spec) -> dict:
                                   f"number or one of {list(SIGMA_RULES)}")
         if out["weights"] == "self_tuning":
             _positive_int(out, "k_st")
+    if kind in ("knn", "lle"):
+        _check_search(out)
     if kind == "lle":
         r = out["reg"]
         if isinstance(r, bool) or not isinstance(r, numbers.Real) or r < 0:
@@ -113,8 +134,7 @@ def _knn_weights(X, spec: dict) -> tuple[sp.csr_matrix, dict]:
     if how == "self_tuning":
         check_k(spec["k_st"], X.shape[0], "k_st")
     check_k(k, X.shape[0])
-    dist, idx = knn_distances(X, n_search)
-    info = {}
+    dist, idx, info = _neighbours(X, n_search, spec)
     if how == "binary":
         W = binary(dist, idx)
     elif how == "heat":
@@ -125,6 +145,22 @@ def _knn_weights(X, spec: dict) -> tuple[sp.csr_matrix, dict]:
     else:
         W = self_tuning(dist, idx, spec["k_st"], k)
     return symmetrize(W, spec["symmetrize"]), info
+
+
+def _neighbours(X, k: int, spec: dict) -> tuple[np.ndarray, np.ndarray, dict]:
+    """kNN lists by the spec's backend; an approximate one's recall is measured against exact
+    search on a seeded sample (``recall_queries``, default 1,000 points) and must reach
+    ``min_recall`` (default 0.5: a search that misses most neighbours builds another graph)."""
+    backend = spec.get("backend", "exact")
+    dist, idx = knn_search(X, k, backend)
+    if backend == "exact":
+        return dist, idx, {}
+    recall, m = knn_recall(X, idx, spec.get("recall_queries", 1000))
+    if recall < spec.get("min_recall", 0.5):
+        raise GraphError(f"the {backend} kNN search found {recall:.3f} of the true {k} neighbours on {m} "
+                         f"seeded query points, below min_recall={spec.get('min_recall', 0.5)}: use "
+                         "backend exact, the other approximate backend, or lower min_recall")
+    return dist, idx, {"knn_recall": recall, "knn_recall_queries": m}
 
 
 def check_weight_matrix(W) -> sp.csr_matrix:
@@ -213,7 +249,10 @@ def build_graph(X=None, spec: dict | None = None, W=None, **keys) -> Graph:
         Wg, info = _knn_weights(X, spec)
         params.update(info)
     else:
-        _, idx = knn_distances(X, spec["k"])  # raises GraphError when X is None
+        if X is None:
+            raise GraphError("an LLE graph needs features X; graph-only datasets take kind 'precomputed'")
+        _, idx, info = _neighbours(X, spec["k"], spec)
+        params.update(info)
         Wg = symmetrize(binary(None, idx), spec["symmetrize"])
         V = lle_weights(X, spec["k"], spec["reg"], idx=idx)
     return Graph(W=Wg, V=V, X=X, params=params, laplacian_kind=spec["laplacian"],

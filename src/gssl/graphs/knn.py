@@ -1,4 +1,5 @@
-"""Exact k-nearest-neighbour search (scikit-learn) and conversion of neighbour lists to CSR."""
+"""k-nearest-neighbour search: exact (scikit-learn) or approximate (HNSW through faiss, NN-descent
+through pynndescent) with its recall measured against exact search; neighbour lists to CSR."""
 
 from __future__ import annotations
 
@@ -53,3 +54,78 @@ def neighbors_to_csr(values: np.ndarray, idx: np.ndarray, n: int | None = None) 
     M.sum_duplicates()  # also sorts indices
     M.eliminate_zeros()
     return M
+
+
+BACKENDS = ("exact", "hnsw", "nndescent")
+HNSW_M, HNSW_EF_CONSTRUCTION, HNSW_EF_SEARCH = 32, 200, 128  # faiss' HNSW: links, build and query beam
+
+
+def knn_search(X, k: int, backend: str = "exact", random_state: int = 0) -> tuple[np.ndarray, np.ndarray]:
+    """Distances and indices (n, k) of each point's k nearest neighbours, itself excluded, by
+    ``backend``: ``exact`` (:func:`knn_distances`), ``hnsw`` (faiss' IndexHNSWFlat, M=32,
+    efConstruction=200, efSearch=max(128, 2k)) or ``nndescent`` (pynndescent, seeded). The
+    approximate ones need dense features and the optional packages (``pip install gssl[scale]``)."""
+    if backend == "exact":
+        return knn_distances(X, k)
+    if backend not in BACKENDS:
+        raise ConfigError(f"kNN backend {backend!r} is not one of {list(BACKENDS)}")
+    if X is None or sp.issparse(X):
+        raise GraphError(f"the {backend} kNN backend needs dense features; use backend exact for "
+                         "sparse features (or densify them with a pca step)")
+    X = np.ascontiguousarray(X, dtype=np.float32)
+    if not np.all(np.isfinite(X)):
+        raise DatasetError("features hold NaN/inf; clean them before building a graph")
+    k = check_k(k, X.shape[0])
+    search = _hnsw if backend == "hnsw" else _nndescent
+    dist, idx = search(X, min(k + 1, X.shape[0]), random_state)
+    return _drop_self(np.asarray(dist, dtype=np.float64), np.asarray(idx, dtype=np.int64), k, backend)
+
+
+def _optional(module: str, package: str):
+    try:
+        return __import__(module)
+    except ImportError:
+        raise ConfigError(f"the kNN backend needs {package}: pip install {package} (or gssl[scale])") from None
+
+
+def _hnsw(X: np.ndarray, n: int, seed: int):
+    faiss = _optional("faiss", "faiss-cpu")
+    index = faiss.IndexHNSWFlat(X.shape[1], HNSW_M)
+    index.hnsw.efConstruction = HNSW_EF_CONSTRUCTION
+    index.hnsw.efSearch = max(HNSW_EF_SEARCH, 2 * n)
+    index.add(X)
+    d2, idx = index.search(X, n)
+    return np.sqrt(np.maximum(d2, 0.0)), idx  # faiss returns squared L2 distances
+
+
+def _nndescent(X: np.ndarray, n: int, seed: int):
+    pynndescent = _optional("pynndescent", "pynndescent")
+    index = pynndescent.NNDescent(X, n_neighbors=n, random_state=seed, metric="euclidean")
+    idx, dist = index.neighbor_graph
+    return dist, idx
+
+
+def _drop_self(dist, idx, k: int, backend: str):
+    """Each row's first k neighbours other than the point itself (duplicates may come before it)."""
+    own = idx == np.arange(idx.shape[0])[:, None]
+    order = np.argsort(own, axis=1, kind="stable")[:, :k]  # non-self entries first, in rank order
+    idx, dist = np.take_along_axis(idx, order, 1), np.take_along_axis(dist, order, 1)
+    if np.any(idx < 0) or np.any(np.take_along_axis(own, order, 1)):
+        raise GraphError(f"the {backend} kNN search returned fewer than k={k} neighbours for some "
+                         "points; lower k or use backend exact")
+    return dist, idx
+
+
+def knn_recall(X, idx: np.ndarray, n_queries: int = 1000, random_state: int = 0) -> tuple[float, int]:
+    """Recall of neighbour lists ``idx`` (n, k) against exact search on a seeded sample of query
+    points: the mean fraction of each query's k true neighbours found. Returns (recall, queries)."""
+    n, k = idx.shape
+    m = min(int(n_queries), n)
+    queries = np.sort(np.random.default_rng(random_state).choice(n, size=m, replace=False))
+    exact = NearestNeighbors(n_neighbors=min(k + 1, n)).fit(X).kneighbors(
+        np.asarray(X[queries], dtype=np.float64), return_distance=False)
+    own = exact == queries[:, None]
+    order = np.argsort(own, axis=1, kind="stable")[:, :k]
+    exact = np.take_along_axis(exact, order, 1)
+    hits = sum(np.intersect1d(a, b, assume_unique=True).size for a, b in zip(idx[queries], exact))
+    return hits / (m * k), m
