@@ -58,7 +58,7 @@ def test_method_level_class_priors_accepted_on_a_classifier(config):
 
 def test_unknown_key_lists_allowed_keys(config):
     config["graphs"]["knn10"]["neighbours"] = 5
-    with pytest.raises(ConfigError, match="graphs.knn10.*neighbours.*allowed keys: k, kind, laplacian"):
+    with pytest.raises(ConfigError, match="graphs.knn10.*neighbours.*allowed keys: backend, k, kind, laplacian"):
         validate_config(config, SCHEMA)
 
 

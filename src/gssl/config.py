@@ -15,7 +15,8 @@ SECTIONS = ("datasets", "preprocessing", "graphs", "methods", "protocols")
 GRAPH_ONLY_SOURCES = {"20news"}
 # YAML 1.1 (PyYAML, hence Snakemake) reads 1e-06 as a *string*: a float needs a dot, 1.0e-06
 _YAML11_FLOAT = re.compile(r"^[-+]?\d+[eE][-+]?\d+$")
-DEFAULT_SCHEMA = Path(__file__).resolve().parents[2] / "workflow" / "schemas" / "config.schema.yaml"
+# shipped in the package (a non-editable install has no workflow/ beside it); workflow/schemas/ links here
+DEFAULT_SCHEMA = Path(__file__).resolve().parent / "schemas" / "config.schema.yaml"
 
 
 def load_schema(path=None) -> dict:
