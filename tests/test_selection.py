@@ -264,7 +264,7 @@ def test_reference_and_tuned_rows_in_the_tables():
     table = with_reference(aggregate(runs), entry)
     assert table["reference"].tolist() == [3.5] and table["reference_diff"].tolist() == [0.5]
     md = markdown(table, "e", entry)
-    assert "| laprls † | 4.00 ± 1.63 (n=3, SE 1.15) · paper 3.50 (Δ +0.50) |" in md
+    assert "| laprls † | **4.00 ± 1.63 (n=3, SE 1.15) · paper 3.50 (Δ +0.50)** |" in md  # bold: the best
     assert "Paper (2012), Table 1" in md and "tuned on the scored points" in md
 
 

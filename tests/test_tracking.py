@@ -340,3 +340,26 @@ def test_a_dead_tracking_server_is_reported_in_seconds(tmp_path):
     elapsed = time.perf_counter() - t0
     assert out.returncode != 0 and "cannot initialise MLflow store 'http://127.0.0.1" in out.stderr
     assert elapsed < 60, f"took {elapsed:.0f} s"
+
+
+def test_gssl_mlflow_timeout_is_derived_per_process_and_user_values_win():
+    """A job derives MLflow's HTTP settings from its own GSSL_MLFLOW_TIMEOUT even when its parent
+    (the Snakemake process) set them from another value; values the user set are left alone."""
+    import subprocess
+    import sys
+
+    from gssl.tracking import http_budget
+
+    probe = ("import os, gssl.tracking; print(os.environ['MLFLOW_HTTP_REQUEST_TIMEOUT'], "
+             "os.environ['MLFLOW_HTTP_REQUEST_MAX_RETRIES'])")
+    base = {k: v for k, v in os.environ.items() if not k.startswith(("MLFLOW_HTTP", "_GSSL_MLFLOW", "GSSL_MLFLOW"))}
+    parent = {**base, **http_budget(30), "_GSSL_MLFLOW_HTTP": ",".join(sorted(http_budget(30)))}
+    child = subprocess.run([sys.executable, "-c", probe], env={**parent, "GSSL_MLFLOW_TIMEOUT": "14"},
+                           capture_output=True, text=True, check=True).stdout.split()
+    assert child == [http_budget(14)["MLFLOW_HTTP_REQUEST_TIMEOUT"], "2"] == ["3", "2"]
+    user = subprocess.run([sys.executable, "-c", probe],
+                          env={**base, "MLFLOW_HTTP_REQUEST_TIMEOUT": "99", "GSSL_MLFLOW_TIMEOUT": "14"},
+                          capture_output=True, text=True, check=True).stdout.split()
+    assert user == ["99", "2"]
+    with pytest.raises(ValueError, match=">= 10"):
+        http_budget(5)

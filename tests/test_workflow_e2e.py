@@ -64,9 +64,13 @@ def test_outputs_tables_plots_and_summary(done):
     csv = (res / "tables" / "e2e.csv").read_text()
     md = (res / "tables" / "e2e.md").read_text()
     assert "laprls" in csv and "rls" in csv
-    cell = r"\d+\.\d+ ± \d+\.\d+ \(n=8, SE \d+\.\d+\)"
+    cell = r"(\*\*)?\d+\.\d+ ± \d+\.\d+ \(n=8, SE \d+\.\d+\)(\*\*| ≈)?"  # bold: best; ≈: tied
     assert re.search(rf"\| laprls \| {cell} \| {cell} \|", md)
-    assert (res / "plots" / "e2e" / "error.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    for png in ("error", "boxes", "cd", "ranks"):
+        assert (res / "plots" / "e2e" / f"{png}.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    stats = (res / "tables" / "e2e.stats.md").read_text()
+    assert "## Across settings" in stats and "| **laprls** |" in stats  # the best of each setting
+    assert set(json.loads((res / "tables" / "e2e.ranks.json").read_text())["average_ranks"]) == {"rls", "laprls"}
     summary = json.loads((res / "mlflow" / "e2e.summary.json").read_text())
     assert [r[4] for r in mlflow_runs(done, "summary")] == [summary["summary_run_id"]]
     assert summary["n_split_runs"] == N_SPLITS and summary["n_cells"] == N_CELLS
@@ -252,7 +256,7 @@ def test_changing_one_method_reruns_only_its_jobs_and_the_report(done):
     solves = [j for j in jobs if j["rule"] == "solve"]
     assert len(solves) == N_JOBS // 2
     assert {j["wildcards"]["method"] for j in solves} == {"rls"}
-    assert set(rules_of(jobs)) == {"solve", "table", "plot", "mlflow_summary", "all"}
+    assert set(rules_of(jobs)) == {"solve", "table", "plot", "statistics", "mlflow_summary", "all"}
 
 
 def test_adding_entries_reruns_nothing_that_exists(done):

@@ -76,8 +76,15 @@ class TrackingError(GsslError):
 
 
 # GSSL_MLFLOW_TIMEOUT (default 30 s) bounds each MLflow call; MLFLOW_HTTP_* set by the user win.
+# The names gssl set are listed in _GSSL_MLFLOW_HTTP, so a child process (a job of the Snakemake
+# process that set them) derives them again from its own GSSL_MLFLOW_TIMEOUT instead of inheriting.
+_OURS = "_GSSL_MLFLOW_HTTP"
+_ours = set(filter(None, os.environ.get(_OURS, "").split(",")))
 for _name, _value in _budget_from_env().items():
-    os.environ.setdefault(_name, _value)
+    if _name in _ours or _name not in os.environ:
+        os.environ[_name] = _value
+        _ours.add(_name)
+os.environ[_OURS] = ",".join(sorted(_ours))
 
 
 def default_tracking_uri(results_dir="results") -> str:
