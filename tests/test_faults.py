@@ -26,12 +26,10 @@ import urllib.request
 from pathlib import Path
 
 import h5py
-import numpy as np
 import pytest
 import yaml
-from workflow_helpers import (FIGURE_ROWS, N_JOBS, N_SPLITS, REPO, SMALL, SNAKEMAKE, make_workspace,
-                              parse_jobs, planned_jobs, rules_of, smk, split_records, store_figures,
-                              write_config)
+from workflow_helpers import (FIGURE_ROWS, N_JOBS, N_SPLITS, SMALL, SNAKEMAKE, make_workspace, parse_jobs,
+                              planned_jobs, rules_of, smk, store_figures)
 
 from gssl.errors import CacheError
 
