@@ -285,7 +285,9 @@ def statistics_markdown(cells: pd.DataFrame, across: dict, experiment: str) -> s
     standard error and 95 % interval with its paired test against the best method; across settings
     the average ranks, Friedman test and critical difference (Demšar 2006)."""
     metric = across["metric"]
-    lower = not any(metric.startswith(p) for p in HIGHER_IS_BETTER)
+    from .stats import higher_is_better
+
+    lower = not higher_is_better(metric)
     lines = [f"# Statistics of experiment `{experiment}`", "",
              f"{_metric_name(metric)} (%) per cell: mean, standard error (SE) and 95 % Student-t "
              "interval over the splits. In each setting every method is compared with the best one "

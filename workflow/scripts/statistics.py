@@ -20,15 +20,16 @@ with job_context(sm.log[0]) as log:
                                     "p_value", "p_holm", "tied_with_best"]])
     with atomic_path(sm.output.csv) as tmp:
         cells.assign(metric=metric).to_csv(tmp, index=False, float_format="%.6g")
+    scores, higher = score_table(runs, metric), higher_is_better(metric)  # settings x methods
     try:
-        ranks = average_ranks(score_table(runs, metric), higher_is_better(metric))
+        ranks = average_ranks(scores, higher)
     except StatsError as exc:  # one method, or no setting where all were run: nothing to rank
         ranks, across = None, {"metric": metric, "not_ranked": str(exc)}
     else:
         across = {"metric": metric, "settings": ranks.n, "methods": ranks.k, "settings_dropped": ranks.n_dropped,
                   "average_ranks": ranks.average.to_dict(), "critical_difference": nemenyi_cd(ranks.k, ranks.n)}
         if ranks.k >= 3 and ranks.n >= 2:  # Friedman's statistic needs both
-            f = friedman_test(score_table(runs, metric), higher_is_better(metric))
+            f = friedman_test(scores, higher)
             across.update(friedman_chi2=f.chi2, friedman_p=f.chi2_p_value)
             if math.isfinite(f.f):  # infinite when every setting ranks the methods alike
                 across.update(iman_davenport_f=f.f, iman_davenport_p=f.p_value)

@@ -105,10 +105,16 @@ def _nndescent(X: np.ndarray, n: int, seed: int):
     return dist, idx
 
 
+def _others_first(idx: np.ndarray, rows: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray]:
+    """Column order putting each row's first k entries other than its own point ``rows[i]`` first
+    (duplicates may rank before the point itself), and where the point itself is."""
+    own = idx == rows[:, None]
+    return np.argsort(own, axis=1, kind="stable")[:, :k], own
+
+
 def _drop_self(dist, idx, k: int, backend: str):
-    """Each row's first k neighbours other than the point itself (duplicates may come before it)."""
-    own = idx == np.arange(idx.shape[0])[:, None]
-    order = np.argsort(own, axis=1, kind="stable")[:, :k]  # non-self entries first, in rank order
+    """Each row's first k neighbours other than the point itself."""
+    order, own = _others_first(idx, np.arange(idx.shape[0]), k)
     idx, dist = np.take_along_axis(idx, order, 1), np.take_along_axis(dist, order, 1)
     if np.any(idx < 0) or np.any(np.take_along_axis(own, order, 1)):
         raise GraphError(f"the {backend} kNN search returned fewer than k={k} neighbours for some "
@@ -124,8 +130,6 @@ def knn_recall(X, idx: np.ndarray, n_queries: int = 1000, random_state: int = 0)
     queries = np.sort(np.random.default_rng(random_state).choice(n, size=m, replace=False))
     exact = NearestNeighbors(n_neighbors=min(k + 1, n)).fit(X).kneighbors(
         np.asarray(X[queries], dtype=np.float64), return_distance=False)
-    own = exact == queries[:, None]
-    order = np.argsort(own, axis=1, kind="stable")[:, :k]
-    exact = np.take_along_axis(exact, order, 1)
-    hits = sum(np.intersect1d(a, b, assume_unique=True).size for a, b in zip(idx[queries], exact))
+    exact = np.take_along_axis(exact, _others_first(exact, queries, k)[0], 1)
+    hits = int((idx[queries][:, :, None] == exact[:, None, :]).any(axis=2).sum())  # m x k x k
     return hits / (m * k), m
