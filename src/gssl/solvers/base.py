@@ -12,9 +12,10 @@ from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils.validation import check_is_fitted
 
 from ..errors import ConfigError, SolverError
+from .params import ParamValidation
 
 
-class SemiSupervisedClassifier(ClassifierMixin, BaseEstimator):
+class SemiSupervisedClassifier(ParamValidation, ClassifierMixin, BaseEstimator):
     """fit(graph, y, n_classes=None) with y == -1 on unlabeled nodes.
 
     Fitted attributes: classes_ (C,), transduction_ (n,) labels of every graph node,
@@ -24,9 +25,6 @@ class SemiSupervisedClassifier(ClassifierMixin, BaseEstimator):
     alternative_labels_ (name -> labels of every node by another decision rule, scored beside
     the method's own as ``error_<set>_<name>``).
     """
-
-    def check_params(self) -> None:
-        """Validate hyper-parameters (ConfigError); called by make_solver and by fit."""
 
     # -- fitting -----------------------------------------------------------------------------
     def fit(self, X, y, n_classes: int | None = None, validation=None, *, graph: dict | None = None):
@@ -52,7 +50,7 @@ class SemiSupervisedClassifier(ClassifierMixin, BaseEstimator):
         from ..graphs import as_graph
 
         graph = as_graph(X, graph)
-        self.check_params()
+        self._validate_params()
         classes, codes = check_labels(graph, y, n_classes)
         self.classes_ = classes
         self._validation = None

@@ -15,6 +15,7 @@ from sklearn.utils.validation import check_is_fitted
 
 from ..errors import ConfigError, SolverError
 from ..graphs import as_graph
+from .params import ParamValidation
 from .base import require_features
 
 
@@ -29,7 +30,7 @@ def _n_clusters(owner, own, y, n_classes, n):
     return int(R)
 
 
-class _GraphClusterer(ClusterMixin, BaseEstimator):
+class _GraphClusterer(ParamValidation, ClusterMixin, BaseEstimator):
     def predict(self, X_new=None):
         check_is_fitted(self, "labels_")
         if X_new is not None:
@@ -82,7 +83,7 @@ class SpectralGraphClustering(_GraphClusterer):
         graph = as_graph(X, graph)  # a gssl Graph, a weight matrix W, or features with graph=
         from sklearn.cluster import SpectralClustering
 
-        self.check_params()
+        self._validate_params()
         W = sp.csr_matrix(graph.W, dtype=np.float64)
         R = _n_clusters("SpectralGraphClustering", self.n_clusters, y, n_classes, W.shape[0])
         self.model_ = SpectralClustering(n_clusters=R, affinity="precomputed",
@@ -116,7 +117,7 @@ class KMeansClustering(_GraphClusterer):
         graph = as_graph(X, graph)  # a gssl Graph, a weight matrix W, or features with graph=
         from sklearn.cluster import KMeans
 
-        self.check_params()
+        self._validate_params()
         X = require_features(graph, "KMeansClustering")
         R = _n_clusters("KMeansClustering", self.n_clusters, y, n_classes, X.shape[0])
         self.model_ = KMeans(n_clusters=R, n_init=self.n_init, max_iter=self.max_iter,

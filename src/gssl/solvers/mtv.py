@@ -18,6 +18,7 @@ from sklearn.utils.validation import check_is_fitted
 from ..errors import ConfigError, SolverError
 from ..optim.graph_ops import diffuse, gradient_operator
 from ..optim.mtv_step import discrete_energy, indicator_matrix, mtv_minimize, operator_norm
+from .params import ParamValidation
 from .base import check_nonnegative, check_positive
 
 
@@ -41,7 +42,7 @@ def ncut_partition(W: sp.spmatrix, n_clusters: int, random_state=None,
                                    random_state=random_state)
 
 
-class MTVClustering(ClusterMixin, BaseEstimator):
+class MTVClustering(ParamValidation, ClusterMixin, BaseEstimator):
     """MTV clustering of a graph's nodes, unsupervised (y all -1) or transductive (labels fixed).
 
     fit(graph, y, n_classes=None, validation=None): graph.W is used (binary or weighted);
@@ -103,7 +104,7 @@ class MTVClustering(ClusterMixin, BaseEstimator):
         from ..graphs import as_graph
 
         graph = as_graph(X, graph)
-        self.check_params()
+        self._validate_params()
         W = sp.csr_matrix(graph.W, dtype=np.float64)
         n = W.shape[0]
         y = np.full(n, -1, dtype=np.int64) if y is None else np.asarray(y)

@@ -60,7 +60,7 @@ def make_solver(name: str, params: dict | None = None):
     if unknown:
         raise ConfigError(f"solver {name!r}: unknown parameters {unknown}; allowed: {allowed}")
     solver = cls(**params)
-    solver.check_params()
+    solver._validate_params()
     return solver
 
 
