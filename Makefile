@@ -5,7 +5,7 @@ BIN    := $(VENV)/bin
 CORES  ?= 2
 STAMP  := $(VENV)/.installed
 
-.PHONY: run test lint report ui bench clean help
+.PHONY: run test lint report ui server bench clean help
 
 help:
 	@echo "make run    - create $(VENV), install, run the default workflow (config/config.yaml)"
@@ -13,6 +13,7 @@ help:
 	@echo "make lint   - snakemake --lint"
 	@echo "make report - HTML report of the last run (results/report.html)"
 	@echo "make ui     - MLflow UI on results/mlflow.db (http://127.0.0.1:5000)"
+	@echo "make server - shared MLflow server: PostgreSQL store + proxied artifacts (http://127.0.0.1:5000)"
 	@echo "make bench  - pipeline overhead benchmark"
 
 $(STAMP): pyproject.toml
@@ -39,6 +40,15 @@ ui: $(STAMP)
 	@echo "Open an experiment on its comparison of cells (the links below), or click 'Model training' once:"
 	@$(BIN)/python -c "import glob, json; [print('  ' + d['experiment'] + ': ' + d['ui']) for d in (json.load(open(p)) for p in sorted(glob.glob('results/mlflow/*.json'))) if 'ui' in d]"
 	MLFLOW_DISABLE_TELEMETRY=$${MLFLOW_DISABLE_TELEMETRY:-true} $(BIN)/mlflow ui --backend-store-uri sqlite:///$(CURDIR)/results/mlflow.db --host 127.0.0.1 --port 5000
+
+# a tracking server for many runs or a team: PostgreSQL backend (created on first use in
+# SERVER_DIR), proxied artifact store, bound to 127.0.0.1; log to it with
+# MLFLOW_TRACKING_URI=http://127.0.0.1:$(SERVER_PORT) make run. BACKEND=sqlite without PostgreSQL.
+SERVER_DIR  ?= results/mlflow-server
+SERVER_PORT ?= 5000
+BACKEND     ?= postgresql
+server: $(STAMP)
+	$(BIN)/python -m gssl.server --dir $(SERVER_DIR) --port $(SERVER_PORT) --backend $(BACKEND)
 
 bench: $(STAMP)
 	$(BIN)/python benchmarks/pipeline_overhead.py

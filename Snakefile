@@ -5,12 +5,21 @@
 # `snakemake --use-conda` runs each job in it; without --use-conda the jobs run in the environment
 # Snakemake runs in (make run: .venv). Either way the jobs import gssl from where this Snakemake
 # imports it (make run: this checkout, installed editable); environment.yml says why.
+import os
+
 from snakemake.utils import min_version
 
 min_version("9.0")
 
 
 configfile: "config/config.yaml"
+
+
+# gssl's settings reach jobs under executors that do not pass the submitting environment on
+# (Kubernetes, cloud batch; SLURM's sbatch --export=ALL does): those that are set, since an
+# `envvars:` directive would refuse to start whenever an optional one is unset
+GSSL_ENVVARS = ("GSSL_DATA_MIRROR", "GSSL_OFFLINE", "GSSL_MLFLOW_TIMEOUT")
+workflow.register_envvars(*(name for name in GSSL_ENVVARS if name in os.environ))
 
 
 include: "workflow/rules/common.smk"

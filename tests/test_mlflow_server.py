@@ -1,0 +1,123 @@
+"""`make server` (python -m gssl.server): the default workflow logs to it, exactly.
+
+PostgreSQL backend where its binaries are installed (.ci/run installs Debian's postgresql), else
+the same server on sqlite (the test says which in its name's parameter and in the figures table).
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from pathlib import Path
+
+import pytest
+import yaml
+
+from gssl.server import Postgres, ServerError, find_pg_bin, prepare_postgres
+from workflow_helpers import FIGURE_ROWS, REPO, make_workspace, smk, split_records
+
+pytestmark = [pytest.mark.server, pytest.mark.e2e, pytest.mark.slow]
+
+BACKEND = "postgresql" if find_pg_bin() is not None else "sqlite"
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def start_server(folder: Path, port: int, pg_port: int, backend: str) -> subprocess.Popen:
+    proc = subprocess.Popen([sys.executable, "-m", "gssl.server", "--dir", str(folder), "--port",
+                             str(port), "--pg-port", str(pg_port), "--backend", backend],
+                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+                            start_new_session=True)
+    deadline = time.monotonic() + 180
+    while True:
+        try:
+            with urllib.request.urlopen(f"http://127.0.0.1:{port}/health", timeout=2) as r:
+                if r.status == 200:
+                    return proc
+        except OSError:
+            pass
+        if proc.poll() is not None or time.monotonic() > deadline:
+            proc.kill()
+            raise AssertionError(f"gssl.server did not start:\n{proc.stdout.read()[-3000:]}")
+        time.sleep(0.5)
+
+
+def port_open(port: int) -> bool:
+    with socket.socket() as s:
+        return s.connect_ex(("127.0.0.1", port)) == 0
+
+
+def test_default_workflow_logs_exactly_to_the_server(tmp_path):
+    port, pg_port = free_port(), free_port()
+    folder = tmp_path / "server"
+    if BACKEND == "postgresql" and os.geteuid() == 0:
+        folder = Path(os.environ.get("TMPDIR", "/tmp")) / f"gssl-server-test-{port}"  # postgres must reach it
+    t0 = time.monotonic()
+    server = start_server(folder, port, pg_port, BACKEND)
+    started = time.monotonic() - t0
+    try:
+        default = yaml.safe_load((REPO / "config" / "config.yaml").read_text())
+        ws = make_workspace(tmp_path / "ws", default)
+        uri = f"http://127.0.0.1:{port}"
+        t0 = time.monotonic()
+        smk(ws, "--cores", "2", env={"MLFLOW_TRACKING_URI": uri})
+        wall = time.monotonic() - t0
+        assert not (ws / "results" / "mlflow.db").exists()  # nothing went to the local default
+
+        from mlflow import MlflowClient
+
+        client = MlflowClient(uri)
+        records = split_records(ws)
+        assert records and all(r["mlflow_run_id"] for r in records)
+        for rec in records:  # each split record's run, FINISHED, in its own experiment
+            run = client.get_run(rec["mlflow_run_id"])
+            assert run.info.status == "FINISHED"
+            assert client.get_experiment(run.info.experiment_id).name == rec["experiment"]
+        n_runs = 0
+        for exp in default["experiments"]:
+            e = client.get_experiment_by_name(exp)
+            runs = client.search_runs([e.experiment_id], max_results=5000)
+            n_runs += len(runs)
+            splits = [r for r in runs if r.data.tags.get("gssl.kind") == "split"
+                      and r.data.tags.get("gssl.superseded") == "false"]
+            assert len(splits) == sum(r["experiment"] == exp for r in records)  # none twice
+            summary = [r for r in runs if r.data.tags.get("gssl.kind") == "summary"]
+            assert len(summary) == 1
+            # artifacts go through the server (proxied): the summary run's table downloads
+            names = [a.path for a in client.list_artifacts(summary[0].info.run_id)]
+            assert names, "the summary run has no artifacts"
+            local = client.download_artifacts(summary[0].info.run_id, names[0], str(tmp_path / exp))
+            assert Path(local).exists()
+        assert (folder / "artifacts").is_dir()
+        if BACKEND == "postgresql":  # the runs are in PostgreSQL itself
+            import psycopg
+
+            pg = Postgres(folder=folder.resolve() / "postgres", port=pg_port, bin_dir=find_pg_bin())
+            with psycopg.connect(host="127.0.0.1", port=pg_port, user="gssl", dbname="mlflow",
+                                 passfile=str(pg.pgpass)) as con:
+                assert con.execute("SELECT count(*) FROM runs").fetchone()[0] == n_runs
+            assert oct((pg.pgpass).stat().st_mode & 0o777) == "0o600"
+    finally:
+        os.killpg(server.pid, signal.SIGTERM)  # the server stops MLflow, then PostgreSQL
+        out = server.communicate(timeout=60)[0]
+    assert server.returncode in (0, 143, -15), out
+    assert not port_open(port) and not port_open(pg_port), "server or PostgreSQL left running"
+    FIGURE_ROWS.append({"case": f"default workflow logged to `make server` ({BACKEND} backend)",
+                        "splits": len(records), "finished": len(records), "misfiled": 0, "lost": 0,
+                        "twice": 0, "runs": n_runs,
+                        "note": f"server up in {started:.0f} s, workflow {wall:.0f} s"})
+
+
+def test_a_missing_postgres_is_named_with_the_fix(tmp_path, monkeypatch):
+    monkeypatch.setattr("gssl.server.find_pg_bin", lambda: None)
+    with pytest.raises(ServerError, match="apt-get install postgresql.*--backend sqlite"):
+        prepare_postgres(tmp_path, free_port())
