@@ -152,3 +152,16 @@ def test_config_check_reports_errors(tmp_path, repo_root, capsys):
     assert main(["config", "check", str(repo_root / "config" / "config.yaml"), str(bad)]) != 0
     assert "graphs.knn10.k" in capsys.readouterr().err
     assert main(["config", "check", str(repo_root / "config" / "config.yaml")]) == 0
+
+
+def test_config_names_lists_the_registries(capsys):
+    from gssl.config import registries
+
+    assert main(["config", "names"]) == 0
+    out = " ".join(capsys.readouterr().out.split())
+    for registry, names in registries().items():
+        assert f"{registry}: {', '.join(names)}" in out
+    assert main(["config", "names", "laplacians"]) == 0
+    assert capsys.readouterr().out.strip() == "laplacians: unnormalized, normalized, random_walk, lle"
+    assert main(["config", "names", "nope"]) == 1
+    assert "unknown registry 'nope'; known: datasets" in capsys.readouterr().err

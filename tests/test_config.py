@@ -140,3 +140,98 @@ def test_load_yaml_keeps_yaml_merge_keys(tmp_path):
     f = tmp_path / "m.yaml"
     f.write_text("base: &b {k: 10, weights: heat}\ngraphs:\n  g:\n    <<: *b\n    k: 30\n")
     assert load_yaml(f)["graphs"]["g"] == {"k": 30, "weights": "heat"}  # an override, not a repeat
+
+
+# ---------------------------------------------------------------- registries: one list of names each
+def _raw_nodes(node, path=()):
+    """(path, mapping) of every mapping in the schema as written on disk."""
+    if isinstance(node, dict):
+        yield path, node
+        for k, v in node.items():
+            yield from _raw_nodes(v, (*path, k))
+    elif isinstance(node, list):
+        for i, v in enumerate(node):
+            yield from _raw_nodes(v, (*path, i))
+
+
+def test_schema_file_lists_no_registry_names():
+    """The registries are the one list of dataset sources, solvers, graph, Laplacian and protocol
+    kinds: the schema on disk names the registry (x-gssl-registry), never its names."""
+    from gssl.config import REGISTRY_KEYWORD, registries, schema_text
+
+    raw = yaml.safe_load(schema_text())
+    names = registries()
+    named = {node[REGISTRY_KEYWORD] for _, node in _raw_nodes(raw) if REGISTRY_KEYWORD in node}
+    assert named == set(names)  # every registry is used, and the schema names no unknown one
+    # the distinctive registries ("max" is both a symmetrization and a norm: left out)
+    distinctive = set().union(*(names[r] for r in names if r != "graph_symmetrize"))
+    for path, node in _raw_nodes(raw):
+        assert not (REGISTRY_KEYWORD in node and "enum" in node), path
+        listed = set(map(str, node.get("enum", []))) & distinctive
+        assert not listed, f"schema {'.'.join(map(str, path))} lists registry names {sorted(listed)}"
+    assert yaml.safe_load(SCHEMA.read_text()) == raw  # workflow/schemas/ is the package's schema
+
+
+def test_loaded_schema_takes_the_names_from_the_registries():
+    from gssl.config import load_schema
+    from gssl.datasets import REGISTRY
+    from gssl.graphs import GRAPH_KINDS, LAPLACIAN_KINDS
+    from gssl.solvers.registry import SOLVERS
+
+    props = load_schema()["properties"]
+    assert props["datasets"]["additionalProperties"]["properties"]["source"]["enum"] == list(REGISTRY)
+    assert props["methods"]["additionalProperties"]["properties"]["solver"]["enum"] == list(SOLVERS)
+    graph = props["graphs"]["additionalProperties"]["properties"]
+    assert graph["kind"]["enum"] == list(GRAPH_KINDS) and graph["laplacian"]["enum"] == list(LAPLACIAN_KINDS)
+
+
+@pytest.mark.parametrize("section, entry, key, value, registry", [
+    ("datasets", "digits", "source", "cifar10", "datasets"),
+    ("graphs", "knn10", "laplacian", "symmetric", "laplacians"),
+    ("graphs", "knn10", "kind", "radius", "graph_kinds"),
+    ("methods", "rls", "solver", "lapsvm", "solvers"),
+    ("protocols", "lpc1", "kind", "leave_one_out", "protocols"),
+])
+def test_unknown_registry_name_is_refused_naming_the_known_ones(config, section, entry, key, value, registry):
+    from gssl.config import registries
+
+    config[section][entry][key] = value
+    with pytest.raises(ConfigError) as exc:
+        validate_config(config)
+    msg = str(exc.value)
+    assert f"{section}.{entry}.{key}" in msg and repr(value) in msg
+    assert "allowed values: " + ", ".join(registries()[registry]) in msg
+
+
+def test_a_registered_solver_is_accepted_without_editing_the_schema(config, monkeypatch):
+    from gssl.solvers.registry import SOLVERS
+
+    monkeypatch.setitem(SOLVERS, "my_rls", SOLVERS["rls"])
+    config["methods"]["rls"]["solver"] = "my_rls"
+    validate_config(config)
+
+
+def test_laplacian_kinds_have_one_home():
+    """gssl.graphs.laplacian holds the Laplacian kinds; the graph cache and graph specs read them."""
+    import importlib
+    import re
+
+    cache = importlib.import_module("gssl.graphs.cache")
+    laplacian = importlib.import_module("gssl.graphs.laplacian")  # gssl.graphs.laplacian is also a function
+    assert cache.LAPLACIAN_KINDS is laplacian.LAPLACIAN_KINDS
+    assert laplacian.LAPLACIAN_KINDS == (*laplacian.LAPLACIANS, "lle")
+    # gssl.solvers.rls keeps a copy for its laplacian option until the solver work imports it
+    pending = {"solvers/rls.py"}
+    copies = [str(p.relative_to(REPO / "src" / "gssl")) for p in (REPO / "src" / "gssl").rglob("*.py")
+              if re.search(r'"unnormalized",\s*"normalized",\s*"random_walk"', p.read_text())]
+    assert set(copies) - pending == {"graphs/laplacian.py"}
+
+
+def test_workflow_derives_its_dataset_sets_from_the_registry():
+    from gssl.datasets import REGISTRY, generated_datasets, graph_only_datasets
+
+    assert generated_datasets() == {"digits", "g50c", "two_moons", "four_moons"}
+    assert graph_only_datasets() == {"20news"}
+    common = (REPO / "workflow" / "rules" / "common.smk").read_text()
+    assert not [name for name in REGISTRY if f'"{name}"' in common]
+    assert "GRAPH_ONLY_SOURCES" not in (REPO / "src" / "gssl" / "config.py").read_text()

@@ -9,7 +9,7 @@ import shutil
 import sys
 import textwrap
 
-from .errors import CacheError, GsslError
+from .errors import CacheError, ConfigError, GsslError
 
 DESCRIPTION = """\
 The gssl command: inspect gssl cache files (graphs, features, ...), list and
@@ -19,6 +19,7 @@ EPILOG = """examples:
   gssl solvers lap_rls tv_svm           details of the named solvers
   gssl graph info results/graphs/moons/std/knn8.h5
   gssl config check config/config.yaml config/experiments/mtv.yaml
+  gssl config names                     the names a config may use (sources, solvers, kinds)
 
 Run 'gssl COMMAND -h' for the options of a command."""
 
@@ -176,6 +177,20 @@ def _config_check(args) -> None:
     print(f"ok: {', '.join(args.files)} ({len(config['experiments'])} experiments)")
 
 
+def _config_names(args) -> None:
+    """The registries' names: what the config schema accepts for each (one list, in gssl)."""
+    from .config import registries
+
+    known = registries()
+    unknown = [r for r in args.registries if r not in known]
+    if unknown:
+        raise ConfigError(f"unknown registry {unknown[0]!r}; known: {', '.join(known)}")
+    for registry, names in known.items():
+        if not args.registries or registry in args.registries:
+            print(textwrap.fill(f"{registry}: {', '.join(names)}", width=_width(), subsequent_indent="    ",
+                                break_on_hyphens=False))
+
+
 def _verify(args) -> None:
     from .verify import verify_results
 
@@ -238,6 +253,11 @@ def build_parser() -> argparse.ArgumentParser:
     check.add_argument("files", nargs="+")
     check.add_argument("--schema", default=None)
     check.set_defaults(func=_config_check)
+    names = cfg.add_parser("names", help="the names a config may use: dataset sources, solvers, graph, "
+                                         "Laplacian and protocol kinds (read from gssl's registries)")
+    names.add_argument("registries", nargs="*", metavar="REGISTRY",
+                       help="show only these (datasets, solvers, laplacians, ...)")
+    names.set_defaults(func=_config_names)
 
     verify = sub.add_parser("verify", help="check every cache file, job output and MLflow run of a "
                                            "results folder against their recorded hashes")

@@ -5,6 +5,7 @@ from __future__ import annotations
 import itertools
 import json
 import re
+from importlib import resources
 from pathlib import Path
 
 import yaml
@@ -12,15 +13,60 @@ import yaml
 from .errors import ConfigError
 
 SECTIONS = ("datasets", "preprocessing", "graphs", "methods", "protocols")
-GRAPH_ONLY_SOURCES = {"20news"}
 # YAML 1.1 (PyYAML, hence Snakemake) reads 1e-06 as a *string*: a float needs a dot, 1.0e-06
 _YAML11_FLOAT = re.compile(r"^[-+]?\d+[eE][-+]?\d+$")
 # shipped in the package (a non-editable install has no workflow/ beside it); workflow/schemas/ links here
-DEFAULT_SCHEMA = Path(__file__).resolve().parent / "schemas" / "config.schema.yaml"
+SCHEMA_RESOURCE = ("schemas", "config.schema.yaml")
+# where the schema names a registry instead of listing its names: {x-gssl-registry: <name>}
+REGISTRY_KEYWORD = "x-gssl-registry"
+
+
+def registries() -> dict[str, tuple[str, ...]]:
+    """The names a config may use, read from the registries that define them (in their order):
+    the schema's ``x-gssl-registry`` entries get these as their ``enum`` when it is loaded, so
+    that no list of names is kept twice."""
+    from .datasets import REGISTRY
+    from .features import STEPS
+    from .graphs import BACKENDS, GRAPH_KINDS, LAPLACIAN_KINDS, SIGMA_RULES, SYMMETRIZATIONS, WEIGHTS
+    from .solvers.registry import SOLVERS
+    from .splits import _PROTOCOLS
+
+    return {"datasets": tuple(REGISTRY), "preprocessing_steps": tuple(STEPS),
+            "graph_kinds": GRAPH_KINDS, "graph_weights": WEIGHTS, "graph_symmetrize": SYMMETRIZATIONS,
+            "laplacians": LAPLACIAN_KINDS, "sigma_rules": SIGMA_RULES, "knn_backends": BACKENDS,
+            "solvers": tuple(SOLVERS), "protocols": tuple(_PROTOCOLS)}
+
+
+def _inject_registries(node, names: dict) -> None:
+    if isinstance(node, dict):
+        if REGISTRY_KEYWORD in node:
+            try:
+                node["enum"] = list(names[node[REGISTRY_KEYWORD]])
+            except KeyError:
+                raise ConfigError(f"the config schema names an unknown registry "
+                                  f"{node[REGISTRY_KEYWORD]!r} (known: {', '.join(names)})") from None
+        for value in node.values():
+            _inject_registries(value, names)
+    elif isinstance(node, list):
+        for value in node:
+            _inject_registries(value, names)
+
+
+def schema_text(path=None) -> str:
+    """The config schema as written: the file at ``path``, or the one shipped in the package
+    (read with importlib.resources, so an installed copy finds it wherever it lives)."""
+    if path is not None:
+        return Path(path).read_text()
+    return resources.files(__package__).joinpath(*SCHEMA_RESOURCE).read_text(encoding="utf-8")
 
 
 def load_schema(path=None) -> dict:
-    return yaml.safe_load(Path(path or DEFAULT_SCHEMA).read_text())
+    """The config schema (the package's, or the file at ``path``) with the registries' names filled
+    in as the ``enum`` of every entry that names a registry: what every consumer validates with
+    (the workflow, ``gssl config check``, :func:`validate_config`)."""
+    schema = yaml.safe_load(schema_text(path))
+    _inject_registries(schema, registries())
+    return schema
 
 
 def _where(error) -> str:
@@ -39,7 +85,8 @@ def _describe(error) -> str:
         given = [k for k in keys if isinstance(error.instance, dict) and k in error.instance]
         msg = f"config key '{_where(error)}': give at most one of {', '.join(keys)} (got {', '.join(given)})"
     elif error.validator == "enum":
-        msg += f" (allowed values: {', '.join(map(str, error.validator_value))})"
+        msg = (f"config key '{_where(error)}': {error.instance!r} is not allowed "
+               f"(allowed values: {', '.join(map(str, error.validator_value))})")
     elif error.validator == "additionalProperties":
         allowed = sorted(error.schema.get("properties", {}))
         if allowed:
@@ -93,7 +140,9 @@ def _check_results_folder(results) -> None:
 
 
 def check_references(config: dict) -> None:
-    problems = []
+    from .datasets import graph_only_datasets
+
+    problems, graph_only = [], graph_only_datasets()
     for exp, entry in config["experiments"].items():
         for section in SECTIONS:
             for ident in entry[section]:
@@ -102,7 +151,7 @@ def check_references(config: dict) -> None:
                     problems.append(f"experiment '{exp}' names unknown {section} id '{ident}' "
                                     f"(defined: {known})")
         for ds in entry["datasets"]:
-            if ds in config["datasets"] and config["datasets"][ds]["source"] in GRAPH_ONLY_SOURCES:
+            if ds in config["datasets"] and config["datasets"][ds]["source"] in graph_only:
                 problems += [f"experiment '{exp}': dataset '{ds}' is graph-only, so graph '{g}' must have "
                              f"kind: precomputed" for g in entry["graphs"]
                              if config["graphs"].get(g, {}).get("kind") != "precomputed"]

@@ -6,6 +6,7 @@ from pathlib import Path
 
 from gssl.config import (expected_headline, experiments_to_run, grid_variants, load_yaml, selected_by,
                          selection_jobs, solve_jobs, validate_config)
+from gssl.datasets import generated_datasets
 from gssl.errors import ConfigError
 from gssl.hashing import module_source_hash
 from gssl.splits import n_splits
@@ -14,7 +15,9 @@ from gssl.tracking import default_tracking_uri
 try:
     for _path in workflow.configfiles:  # what Snakemake's YAML loading lets through: keys given twice
         load_yaml(_path)
-    validate_config(config, workflow.source_path("../schemas/config.schema.yaml"))
+    # the schema shipped in gssl (workflow/schemas/ links to it), with the registries' names filled
+    # in (dataset sources, solvers, graph and protocol kinds: gssl.config.load_schema)
+    validate_config(config)
 except ConfigError as exc:
     raise WorkflowError(str(exc)) from None
 
@@ -31,7 +34,7 @@ onstart:
 
 RAW = "resources/raw"
 TRACKING_URI = default_tracking_uri(RESULTS)
-GENERATED_SOURCES = {"digits", "g50c", "two_moons", "four_moons"}
+GENERATED_SOURCES = generated_datasets()  # the registry's bundled and generated datasets: no download
 ID = "[A-Za-z0-9][A-Za-z0-9_-]*"
 
 

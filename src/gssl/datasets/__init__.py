@@ -14,7 +14,8 @@ from __future__ import annotations
 from .dataset import Dataset
 from .download import default_mirror, download_file, fetch, sources_for
 from .loading import check_fingerprint, load
-from .registry import REGISTRY, DatasetSpec, FileSpec, get_spec, list_datasets
+from .registry import (REGISTRY, DatasetSpec, FileSpec, generated_datasets, get_spec, graph_only_datasets,
+                       list_datasets)
 from .store import load_dataset, save_dataset
 from .views import select
 
@@ -40,5 +41,6 @@ def fetch_and_save(name: str, raw_dir, out_path, params: dict | None = None, vie
 
 
 __all__ = ["Dataset", "DatasetSpec", "FileSpec", "REGISTRY", "check_fingerprint", "default_mirror",
-           "download_file", "fetch", "fetch_and_save", "get_spec", "list_datasets", "load",
+           "download_file", "fetch", "fetch_and_save", "generated_datasets", "get_spec",
+           "graph_only_datasets", "list_datasets", "load",
            "load_dataset", "save_dataset", "select", "sources_for"]

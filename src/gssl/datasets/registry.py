@@ -42,7 +42,10 @@ class FileSpec:
 class DatasetSpec:
     """How to obtain one dataset.
 
-    kind: "mirror" (files fetched then parsed), "bundled" (scikit-learn) or "generator".
+    kind: "mirror" (files fetched then parsed), "bundled" (scikit-learn) or "generator" (the
+    last two are made by gssl code, with nothing to download: :attr:`generated`).
+    graph_only: the dataset is a weight matrix W without features X (its graphs take kind
+    precomputed and its preprocessing is empty).
     folder: the dataset's folder in the mirror. loader: parser(paths) for mirror datasets, else a
     function of ``defaults``' keys (+ random_state for generators). n_samples/n_features/n_classes
     document the canonical shape (generators: with default parameters).
@@ -59,11 +62,24 @@ class DatasetSpec:
     n_samples: int | None = None
     n_features: int | None = None
     n_classes: int | None = None
+    graph_only: bool = False
+
+    @property
+    def generated(self) -> bool:
+        """Made by gssl code (bundled or generated): nothing to download, and its content depends
+        on the generators' source."""
+        return self.kind in GENERATED_KINDS
 
 
-def _mirror(name, folder, description, loader, files, fingerprint, shape, n_classes) -> DatasetSpec:
+DATASET_KINDS = ("mirror", "bundled", "generator")
+GENERATED_KINDS = ("bundled", "generator")
+
+
+def _mirror(name, folder, description, loader, files, fingerprint, shape, n_classes,
+            graph_only=False) -> DatasetSpec:
     return DatasetSpec(name, "mirror", description, loader, folder, tuple(files), fingerprint,
-                       n_samples=shape[0], n_features=shape[1], n_classes=n_classes)
+                       n_samples=shape[0], n_features=shape[1], n_classes=n_classes,
+                       graph_only=graph_only)
 
 
 _SPECS = [
@@ -154,7 +170,8 @@ _SPECS = [
             parsers.parse_graph_mat,
             [FileSpec("20NEWS.mat", "f8612e6050514cf1588de9334845755734d41149a89ac5d3a2c1ae90b729862c", 319934,
                       (f"{_GH}/xbresson/pcut/7d0709a4c43bea22510dd4b86c954be966b460b9/datasets/20NEWS.mat",))],
-            "9ceb3e1f2c35d695d1c8093cfc27bb45f145357f812f6ff74ea76509e9aec8c2", (19934, None), 20),
+            "9ceb3e1f2c35d695d1c8093cfc27bb45f145357f812f6ff74ea76509e9aec8c2", (19934, None), 20,
+            graph_only=True),
 ]
 
 REGISTRY: dict[str, DatasetSpec] = {s.name: s for s in _SPECS}
@@ -163,6 +180,16 @@ REGISTRY: dict[str, DatasetSpec] = {s.name: s for s in _SPECS}
 def list_datasets() -> list[str]:
     """Names of every registered dataset, sorted."""
     return sorted(REGISTRY)
+
+
+def generated_datasets() -> frozenset[str]:
+    """Names of the datasets gssl makes itself (bundled or generated: no download)."""
+    return frozenset(name for name, spec in REGISTRY.items() if spec.generated)
+
+
+def graph_only_datasets() -> frozenset[str]:
+    """Names of the datasets that are a weight matrix without features."""
+    return frozenset(name for name, spec in REGISTRY.items() if spec.graph_only)
 
 
 def get_spec(name: str) -> DatasetSpec:

@@ -25,12 +25,13 @@ from ..errors import ConfigError, GraphError
 from .base import Graph
 from .cache import load_graph, save_graph
 from .knn import BACKENDS, check_k, knn_distances, knn_recall, knn_search, neighbors_to_csr
-from .laplacian import LAPLACIANS, laplacian, lle_laplacian, matrix_power
+from .laplacian import LAPLACIAN_KINDS, LAPLACIANS, laplacian, lle_laplacian, matrix_power
 from .lle import barycenter_weights, lle_weights
 from .weights import (SIGMA_RULES, SYMMETRIZATIONS, binary, gaussian_kth, heat, local_scales,
                       resolve_sigma, self_tuning, symmetrize)
 
 __all__ = ["Graph", "build_graph", "as_graph", "check_weight_matrix", "validate_graph_spec", "GRAPH_KINDS", "WEIGHTS",
+           "LAPLACIANS", "LAPLACIAN_KINDS", "BACKENDS", "SYMMETRIZATIONS", "SIGMA_RULES",
            "knn_distances", "knn_search", "knn_recall", "neighbors_to_csr", "binary", "heat", "self_tuning", "gaussian_kth",
            "local_scales",
            "resolve_sigma", "symmetrize", "lle_weights", "barycenter_weights", "laplacian",

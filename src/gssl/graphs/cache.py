@@ -10,9 +10,9 @@ import scipy.sparse as sp
 from ..errors import CacheError
 from ..h5io import read_h5, write_h5
 from .base import Graph
+from .laplacian import LAPLACIAN_KINDS
 
 KIND = "graph"
-_LAPLACIAN_KINDS = ("unnormalized", "normalized", "random_walk", "lle")
 
 
 def save_graph(path, graph: Graph, params: dict, inputs: dict | None = None,
@@ -52,7 +52,7 @@ def load_graph(path, expect_params: dict | None = None, rule: str | None = None)
     if V is not None and (not sp.issparse(V) or V.shape != (n, n)):
         raise _fail(path, rule, f"V has shape {getattr(V, 'shape', None)}, expected {(n, n)}")
     kind = str(attrs.get("laplacian_kind", ""))
-    if kind not in _LAPLACIAN_KINDS or (kind == "lle" and V is None):
+    if kind not in LAPLACIAN_KINDS or (kind == "lle" and V is None):
         raise _fail(path, rule, f"invalid laplacian_kind {kind!r}")
     graph_params = json.loads(attrs["graph_params"]) if "graph_params" in attrs else attrs["params"]
     return Graph(W=W, V=None if V is None else sp.csr_matrix(V, dtype=np.float64), X=None,
