@@ -7,6 +7,7 @@ the same server on sqlite (the test says which in its name's parameter and in th
 from __future__ import annotations
 
 import os
+import shutil
 import signal
 import socket
 import subprocess
@@ -111,6 +112,7 @@ def test_default_workflow_logs_exactly_to_the_server(tmp_path):
         out = server.communicate(timeout=60)[0]
     assert server.returncode in (0, 143, -15), out
     assert not port_open(port) and not port_open(pg_port), "server or PostgreSQL left running"
+    shutil.rmtree(folder, ignore_errors=True)
     FIGURE_ROWS.append({"case": f"default workflow logged to `make server` ({BACKEND} backend)",
                         "splits": len(records), "finished": len(records), "misfiled": 0, "lost": 0,
                         "twice": 0, "runs": n_runs,
