@@ -229,17 +229,17 @@ def test_plaplace_keeps_an_isolated_labeled_node():
 
 # -- estimators --------------------------------------------------------------------------------
 @pytest.mark.parametrize("solver, params, message", [
-    ("laplace", {"reweighting": "poisson"}, "reweighting must be one of"),
-    ("laplace", {"zeta": 1}, "zeta must be a number > 1"),
-    ("poisson", {"solver": "spectral"}, "solver must be 'cg' or 'random_walk'"),
-    ("poisson", {"class_priors": "true"}, "class_priors must be null"),
-    ("poisson_mbo", {"class_priors": None}, "this method needs them"),
-    ("poisson_mbo", {"n_inner": 0}, "n_inner must be an integer >= 1"),
-    ("plaplace", {"p": 2}, "p must be a finite number > 2"),
-    ("plaplace", {"p": float("inf")}, "p must be a finite number > 2"),
+    ("laplace", {"reweighting": "poisson"}, "'reweighting' parameter of LaplaceLearning must be a str among"),
+    ("laplace", {"zeta": 1}, r"'zeta' parameter of LaplaceLearning must be a float in the range \(1.0, inf\)"),
+    ("poisson", {"solver": "spectral"}, "'solver' parameter .* among {'cg', 'random_walk'}"),
+    ("poisson", {"class_priors": "true"}, "'class_priors' parameter .* or None. Got 'true'"),
+    ("poisson_mbo", {"class_priors": None}, "'class_priors' parameter .* class fractions. Got None"),
+    ("poisson_mbo", {"n_inner": 0}, r"'n_inner' parameter .* an int in the range \[1, inf\)"),
+    ("plaplace", {"p": 2}, r"'p' parameter .* in the range \(2.0, inf\)"),
+    ("plaplace", {"p": float("inf")}, r"'p' parameter .* in the range \(2.0, inf\)"),
     ("poisson", {"solver": "random_walk", "min_iter": 10, "max_iter": 5}, "must not exceed max_iter"),
-    ("laplace", {"r": "mean"}, "r must be a positive number or one of"),
-    ("poisson", {"unreachable": "ignore"}, "unreachable must be one of"),
+    ("laplace", {"r": "mean"}, "'r' parameter .* in the range .* or a str among {'median_label_distance'}"),
+    ("poisson", {"unreachable": "ignore"}, "'unreachable' parameter .* among {'error', 'abstain'}"),
 ])
 def test_bad_parameters_say_what_is_wrong(solver, params, message):
     with pytest.raises(ConfigError, match=message):

@@ -255,11 +255,11 @@ def test_symmetric_matvec_rejects_asymmetric_and_non_square():
 
 
 def test_param_validation():
-    with pytest.raises(ConfigError, match="stopping must be one of"):
+    with pytest.raises(ConfigError, match="'stopping' parameter of LapSVMPCG must be a str among"):
         make_solver("lapsvm_pcg", {"stopping": "sometimes"})
     with pytest.raises(ConfigError, match="laplacian_power"):
         make_solver("lapsvm_newton", {"laplacian_power": 0})
-    with pytest.raises(ConfigError, match="method must be"):
+    with pytest.raises(ConfigError, match="'method' parameter of LapRLSC must be"):
         make_solver("laprlsc", {"method": "magic"})
     with pytest.raises(ConfigError, match="gamma_A"):
         make_solver("lapsvm_dual", {"gamma_A": 0})

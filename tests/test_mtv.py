@@ -230,7 +230,7 @@ def test_estimators_are_clusterers_and_registered(blob_graph):
         est = make_solver(name, {"random_state": 0})
         assert isinstance(est, cls) and is_clusterer(est)
         clone(est)
-        assert "gssl.solvers.base" in solver_modules(name)
+        assert "gssl.solvers.params" in solver_modules(name)
     with pytest.raises(ConfigError):
         make_solver("mtv", {"n_trials": -1})
     with pytest.raises(ConfigError):

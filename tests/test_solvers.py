@@ -51,7 +51,7 @@ def moons():
 def test_kernel_rls_equals_kernel_ridge(blobs):
     g, y, yl = blobs
     lab = yl >= 0
-    rls = KernelRLS(RBF, gamma_A=1e-2).fit(g, yl, n_classes=3)
+    rls = KernelRLS(kernel=RBF, gamma_A=1e-2).fit(g, yl, n_classes=3)
     Y = 2.0 * (yl[lab][:, None] == np.arange(3)) - 1  # one-vs-all ±1
     ref = KernelRidge(alpha=1e-2, kernel="rbf", gamma=GAMMA).fit(g.X[lab], Y)
     np.testing.assert_allclose(rls.decision_function_, ref.predict(g.X), atol=1e-8)
@@ -64,7 +64,7 @@ def test_kernel_rls_equals_kernel_ridge(blobs):
 def test_binary_uses_one_signed_column(moons):
     g, y = moons
     yl = labels(y, 3)
-    rls = KernelRLS(RBF, gamma_A=1e-2).fit(g, yl)
+    rls = KernelRLS(kernel=RBF, gamma_A=1e-2).fit(g, yl)
     lab = yl >= 0
     f = KernelRidge(alpha=1e-2, kernel="rbf", gamma=GAMMA).fit(
         g.X[lab], np.where(yl[lab] == 1, 1.0, -1.0)).predict(g.X)
@@ -75,8 +75,8 @@ def test_binary_uses_one_signed_column(moons):
 
 def test_kernel_rls_sparse_features_and_out_of_sample(blobs):
     g, y, yl = blobs
-    dense = KernelRLS(RBF, 1e-3).fit(g, yl)
-    sparse = KernelRLS(RBF, 1e-3).fit(Graph(W=g.W, X=sp.csr_matrix(g.X)), yl)
+    dense = KernelRLS(kernel=RBF, gamma_A=1e-3).fit(g, yl)
+    sparse = KernelRLS(kernel=RBF, gamma_A=1e-3).fit(Graph(W=g.W, X=sp.csr_matrix(g.X)), yl)
     np.testing.assert_allclose(sparse.decision_function_, dense.decision_function_, atol=1e-8)
     np.testing.assert_allclose(dense.decision_function(g.X[:10]), dense.decision_function_[:10])
     np.testing.assert_array_equal(dense.predict(g.X), dense.predict())
@@ -85,8 +85,8 @@ def test_kernel_rls_sparse_features_and_out_of_sample(blobs):
 # ----------------------------------------------------------------------------- LaplacianRLS
 def test_lap_rls_without_manifold_term_is_kernel_rls(blobs):
     g, y, yl = blobs
-    rls = KernelRLS(RBF, gamma_A=1e-2).fit(g, yl)
-    lap = LaplacianRLS(RBF, gamma_A=1e-2, gamma_I=0.0).fit(g, yl)
+    rls = KernelRLS(kernel=RBF, gamma_A=1e-2).fit(g, yl)
+    lap = LaplacianRLS(kernel=RBF, gamma_A=1e-2, gamma_I=0.0).fit(g, yl)
     lab = yl >= 0
     np.testing.assert_allclose(lap.decision_function_[lab], rls.decision_function_[lab], atol=1e-8)
     np.testing.assert_allclose(lap.decision_function_, rls.decision_function_, atol=1e-8)
@@ -97,7 +97,7 @@ def test_lap_rls_solves_normal_equations_and_minimizes_objective(blobs):
     g0, y, yl = blobs
     g = Graph(W=g0.W, X=g0.X, laplacian_kind="unnormalized")
     gA, gI = 1e-3, 0.5
-    lap = LaplacianRLS(RBF, gamma_A=gA, gamma_I=gI, laplacian_power=2).fit(g, yl)
+    lap = LaplacianRLS(kernel=RBF, gamma_A=gA, gamma_I=gI, laplacian_power=2).fit(g, yl)
     # independent reference: scipy's D - W, squared
     L = csgraph_laplacian(g.W.toarray())
     L = L @ L
@@ -120,9 +120,10 @@ def test_lap_rls_solves_normal_equations_and_minimizes_objective(blobs):
 def test_lap_rls_uses_declared_or_requested_laplacian(blobs):
     g, y, yl = blobs
     g_un = Graph(W=g.W, X=g.X, laplacian_kind="unnormalized")
-    a = LaplacianRLS(RBF, 1e-3, 0.5).fit(g_un, yl).decision_function_
-    b = LaplacianRLS(RBF, 1e-3, 0.5, laplacian="unnormalized").fit(g, yl).decision_function_
-    c = LaplacianRLS(RBF, 1e-3, 0.5).fit(g, yl).decision_function_
+    a = LaplacianRLS(kernel=RBF, gamma_A=1e-3, gamma_I=0.5).fit(g_un, yl).decision_function_
+    b = LaplacianRLS(kernel=RBF, gamma_A=1e-3, gamma_I=0.5,
+                     laplacian="unnormalized").fit(g, yl).decision_function_
+    c = LaplacianRLS(kernel=RBF, gamma_A=1e-3, gamma_I=0.5).fit(g, yl).decision_function_
     np.testing.assert_allclose(a, b)
     assert not np.allclose(a, c)
 
@@ -132,8 +133,8 @@ def test_lap_rls_beats_rls_on_two_moons_with_one_label_per_class(moons):
     k = {"kind": "rbf", "sigma": 0.35}
     for seed in range(3):
         yl = labels(y, 1, seed)
-        rls = error_rate(y, KernelRLS(k, 1e-3).fit(g, yl, 2).predict())
-        lap = LaplacianRLS(k, gamma_A=1e-3, gamma_I=1.0).fit(g, yl, 2)
+        rls = error_rate(y, KernelRLS(kernel=k, gamma_A=1e-3).fit(g, yl, 2).predict())
+        lap = LaplacianRLS(kernel=k, gamma_A=1e-3, gamma_I=1.0).fit(g, yl, 2)
         assert error_rate(y, lap.predict()) < 2.0 < 10.0 < rls
         # the out-of-sample extension reproduces the transductive labels on the nodes
         np.testing.assert_array_equal(lap.predict(g.X), lap.transduction_)
@@ -144,7 +145,7 @@ def test_lap_rls_beats_rls_on_two_moons_with_one_label_per_class(moons):
 def test_svm_matches_sklearn_svc(blobs, moons, binary):
     g, y, yl = (moons[0], moons[1], labels(moons[1], 5)) if binary else blobs
     lab = yl >= 0
-    svm = KernelSVM(RBF, C=3.0).fit(g, yl)
+    svm = KernelSVM(kernel=RBF, C=3.0).fit(g, yl)
     ref = SVC(kernel="rbf", gamma=GAMMA, C=3.0).fit(g.X[lab], yl[lab])
     np.testing.assert_array_equal(svm.predict(), ref.predict(g.X))
     np.testing.assert_array_equal(svm.predict(g.X[lab]), ref.predict(g.X[lab]))
@@ -161,14 +162,14 @@ def test_svm_one_vs_rest_matches_sklearn(blobs):
 
     g, y, yl = blobs
     lab = yl >= 0
-    svm = KernelSVM(RBF, C=3.0, multiclass="ovr").fit(g, yl)
+    svm = KernelSVM(kernel=RBF, C=3.0, multiclass="ovr").fit(g, yl)
     ref = OneVsRestClassifier(SVC(kernel="rbf", gamma=GAMMA, C=3.0)).fit(g.X[lab], yl[lab])
     np.testing.assert_allclose(svm.decision_function_, ref.decision_function(g.X), atol=1e-8)
     np.testing.assert_array_equal(svm.predict(), ref.predict(g.X))
     np.testing.assert_array_equal(svm.predict(g.X[:7]), ref.predict(g.X[:7]))
     np.testing.assert_array_equal(svm.predict(), np.argmax(svm.decision_function_, axis=1))
-    with pytest.raises(ConfigError, match="multiclass must be"):
-        KernelSVM(RBF, multiclass="ova").fit(g, yl)
+    with pytest.raises(ConfigError, match="'multiclass' parameter of KernelSVM must be"):
+        KernelSVM(kernel=RBF, multiclass="ova").fit(g, yl)
 
 
 # ----------------------------------------------------------------------------- label spreading
@@ -187,7 +188,8 @@ def test_label_spreading_equals_sklearn(blobs):
 
 
 # ----------------------------------------------------------------------------- common behaviour
-ALL = [KernelRLS(RBF, 1e-2), LaplacianRLS(RBF, 1e-2, 0.1), KernelSVM(RBF, 1.0),
+ALL = [KernelRLS(kernel=RBF, gamma_A=1e-2), LaplacianRLS(kernel=RBF, gamma_A=1e-2, gamma_I=0.1),
+       KernelSVM(kernel=RBF, C=1.0),
        LabelSpreadingBaseline(n_neighbors=7)]
 
 

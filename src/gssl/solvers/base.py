@@ -18,12 +18,33 @@ from .params import ParamValidation
 class SemiSupervisedClassifier(ParamValidation, ClassifierMixin, BaseEstimator):
     """fit(graph, y, n_classes=None) with y == -1 on unlabeled nodes.
 
-    Fitted attributes: classes_ (C,), transduction_ (n,) labels of every graph node,
-    decision_function_ (n, C) scores (argmax = label), n_iter_, history_ (list of dicts),
-    converged_ and stop_reason_ (for iterative methods; direct solves report True, "direct solve"),
-    optionally fit_metrics_ (name -> number: solver diagnostics, logged as ``solver_<name>``),
-    alternative_labels_ (name -> labels of every node by another decision rule, scored beside
-    the method's own as ``error_<set>_<name>``).
+    The estimator contract: keyword-only constructors that store each parameter as given (and
+    nothing else); ``_parameter_constraints`` declares every parameter's allowed values
+    (:mod:`gssl.solvers.params`), ``_check_param_relations`` the rules between parameters; fit
+    validates them (ConfigError), never changes a parameter and, with the same parameters
+    (``random_state`` included), gives the same results.
+
+    Attributes
+    ----------
+    classes_ : ndarray (C,)
+        Class labels.
+    transduction_ : ndarray (n,)
+        Labels of every graph node (-1 where a method abstains).
+    decision_function_ : ndarray (n, C)
+        Class scores (arg-max = label unless the method decides labels otherwise).
+    n_iter_ : int
+        Iterations (1 for direct solves).
+    history_ : list of dict
+        Per-iteration records.
+    converged_ : bool
+        Whether an iterative method met its criterion (direct solves: True).
+    stop_reason_ : str
+        Why it stopped (direct solves: "direct solve").
+    fit_metrics_ : dict, optional
+        Name -> number: solver diagnostics, logged as ``solver_<name>``.
+    alternative_labels_ : dict
+        Name -> labels of every node by another decision rule, scored beside the method's own
+        as ``error_<set>_<name>``.
     """
 
     # -- fitting -----------------------------------------------------------------------------
@@ -161,6 +182,8 @@ def ova_scores(F: np.ndarray) -> np.ndarray:
     return np.column_stack([-F[:, 0], F[:, 0]]) if F.shape[1] == 1 else F
 
 
+# legacy helpers of the check_params era: tv.py and ssdl.py still call them until they declare
+# _parameter_constraints; remove them with those calls
 def check_positive(owner: str, **values) -> None:
     for name, v in values.items():
         if isinstance(v, bool) or not isinstance(v, (int, float, np.number)) or not v > 0:

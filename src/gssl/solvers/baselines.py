@@ -6,7 +6,8 @@ import numpy as np
 from sklearn.semi_supervised import LabelSpreading
 
 from ..errors import ConfigError, SolverError
-from .base import SemiSupervisedClassifier, check_positive, require_features
+from .base import SemiSupervisedClassifier, require_features
+from .params import Int, Real, StrOptions, positive
 
 
 class LabelSpreadingBaseline(SemiSupervisedClassifier):
@@ -17,29 +18,55 @@ class LabelSpreadingBaseline(SemiSupervisedClassifier):
     same iteration on the given graph's W (sklearn's code, W passed as a precomputed kernel), so
     it compares with the other graph methods on one graph; no out-of-sample extension.
     decision_function_ = label_distributions_.
+
+    Parameters
+    ----------
+    n_neighbors : int >= 1, default=10
+        Neighbours of sklearn's kNN graph (``graph="features"``; fewer than the nodes).
+    alpha : float in (0, 1), default=0.2
+        Clamping factor: the share of a node's label taken from its neighbours each iteration.
+    max_iter : int >= 1, default=30
+        Most iterations.
+    tol : float > 0, default=1e-3
+        Convergence tolerance of sklearn's iteration.
+    graph : {"features", "given"}, default="features"
+        sklearn's kNN graph of the node features, or the given graph's W.
+
+    Attributes
+    ----------
+    classes_ : ndarray (C,)
+        Class labels.
+    model_ : sklearn.semi_supervised.LabelSpreading
+        The fitted scikit-learn model.
+    decision_function_ : ndarray (n, C)
+        Its label distributions.
+    transduction_ : ndarray (n,)
+        Labels of every node.
+    n_iter_ : int
+        Iterations sklearn ran.
+    converged_ : bool
+        Whether it stopped on ``tol`` before ``max_iter``.
+
+    References
+    ----------
+    Zhou, Bousquet, Lal, Weston & Schölkopf, "Learning with Local and Global Consistency",
+    Advances in NIPS 16, 2004: the iteration F <- alpha S F + (1 - alpha) Y with
+    S = D^-1/2 W D^-1/2 of its algorithm (scikit-learn's ``LabelSpreading``).
     """
 
-    def __init__(self, n_neighbors=10, alpha=0.2, max_iter=30, tol=1e-3, graph="features"):
+    _parameter_constraints = {**SemiSupervisedClassifier._parameter_constraints,
+                              "n_neighbors": [Int(1)],
+                              "alpha": [Real(0, 1, closed="neither")],
+                              "max_iter": [Int(1)],
+                              "tol": [positive],
+                              "graph": [StrOptions(("features", "given"))]}
+
+    def __init__(self, *, n_neighbors=10, alpha=0.2, max_iter=30, tol=1e-3, graph="features"):
         self.n_neighbors = n_neighbors
         self.alpha = alpha
         self.max_iter = max_iter
         self.tol = tol
         self.graph = graph
-
-    def check_params(self):
-        for name in ("n_neighbors", "max_iter"):
-            v = getattr(self, name)
-            if isinstance(v, bool) or not isinstance(v, (int, np.integer)) or v < 1:
-                raise ConfigError(f"LabelSpreadingBaseline: {name} must be an integer >= 1, "
-                                  f"got {v!r}")
-        if isinstance(self.alpha, bool) or not isinstance(self.alpha, (int, float)) \
-                or not 0 < self.alpha < 1:
-            raise ConfigError(f"LabelSpreadingBaseline: alpha must be in (0, 1), "
-                              f"got {self.alpha!r}")
-        check_positive("LabelSpreadingBaseline", tol=self.tol)
-        if self.graph not in ("features", "given"):
-            raise ConfigError(f"LabelSpreadingBaseline: graph must be 'features' (sklearn's kNN graph "
-                              f"of the features) or 'given' (the graph's W), got {self.graph!r}")
 
     def _fit(self, graph, codes, n_classes):
         if self.graph == "given":

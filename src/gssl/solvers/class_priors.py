@@ -15,22 +15,34 @@ import numpy as np
 
 from ..errors import ConfigError, SolverError
 from ..optim.graph_learning import volume_label_projection
+from .params import Check
 
 PRIOR_RULES = ("uniform", "labeled")
 
 
+def _is_prior(priors) -> bool:
+    """A rule of PRIOR_RULES or >= 2 positive finite class fractions (list, tuple or array)."""
+    if isinstance(priors, str):
+        return priors in PRIOR_RULES
+    values = list(priors) if isinstance(priors, (list, tuple, np.ndarray)) else []
+    return len(values) >= 2 and all(isinstance(v, numbers.Real) and not isinstance(v, bool)
+                                    and 0 < v < np.inf for v in values)
+
+
+# the constraint of the solvers' ``class_priors`` parameter (add None where it is optional)
+class_priors_spec = Check(_is_prior, f"one of {list(PRIOR_RULES)} or a list of >= 2 positive "
+                                     f"class fractions")
+
+
 def check_class_priors(owner: str, priors, required: bool = False) -> None:
-    """ConfigError unless ``priors`` is None (when not required), a rule or >= 2 positive numbers."""
+    """ConfigError unless ``priors`` is None (when not required), a rule or >= 2 positive numbers
+    (the method-level ``class_priors`` key of a config; solvers declare ``class_priors_spec``)."""
     if priors is None and not required:
         return
-    if isinstance(priors, str):
-        if priors not in PRIOR_RULES:
-            raise ConfigError(f"{owner}: class_priors must be null, one of {list(PRIOR_RULES)} or a "
-                              f"list of class fractions, got {priors!r}")
-        return
-    values = list(priors) if isinstance(priors, (list, tuple, np.ndarray)) else []
-    if len(values) < 2 or not all(isinstance(v, numbers.Real) and not isinstance(v, bool)
-                                  and 0 < v < np.inf for v in values):
+    if isinstance(priors, str) and priors not in PRIOR_RULES:
+        raise ConfigError(f"{owner}: class_priors must be null, one of {list(PRIOR_RULES)} or a "
+                          f"list of class fractions, got {priors!r}")
+    if not _is_prior(priors):
         need = " (this method needs them)" if required else ""
         raise ConfigError(f"{owner}: class_priors must be one of {list(PRIOR_RULES)} or a list of "
                           f">= 2 positive class fractions{need}, got {priors!r}")

@@ -13,10 +13,10 @@ import scipy.sparse as sp
 from sklearn.base import BaseEstimator, ClusterMixin
 from sklearn.utils.validation import check_is_fitted
 
-from ..errors import ConfigError, SolverError
+from ..errors import SolverError
 from ..graphs import as_graph
-from .params import ParamValidation
 from .base import require_features
+from .params import Int, ParamValidation, StrOptions, nonnegative
 
 
 def _n_clusters(owner, own, y, n_classes, n):
@@ -31,6 +31,11 @@ def _n_clusters(owner, own, y, n_classes, n):
 
 
 class _GraphClusterer(ParamValidation, ClusterMixin, BaseEstimator):
+    """Shared interface of the clustering peers (the constraints every one of them declares)."""
+
+    _parameter_constraints = {"n_clusters": [Int(2), None],  # None: n_classes from fit
+                              "random_state": ["random_state"]}
+
     def predict(self, X_new=None):
         check_is_fitted(self, "labels_")
         if X_new is not None:
@@ -50,34 +55,51 @@ class _GraphClusterer(ParamValidation, ClusterMixin, BaseEstimator):
         self.stop_reason_ = reason
 
 
-def _check_int(owner, name, v, low):
-    if isinstance(v, bool) or not isinstance(v, (int, np.integer)) or v < low:
-        raise ConfigError(f"{owner}: {name} must be an integer >= {low}, got {v!r}")
-
-
 class SpectralGraphClustering(_GraphClusterer):
     """sklearn SpectralClustering(affinity='precomputed') on graph.W (normalized spectral
-    embedding; ``assign_labels`` 'kmeans', 'discretize' (Yu-Shi, NCut) or 'cluster_qr')."""
+    embedding; ``assign_labels`` 'kmeans', 'discretize' (Yu-Shi, NCut) or 'cluster_qr').
 
-    def __init__(self, n_clusters=None, assign_labels="discretize", eigen_solver=None, n_init=10,
+    Parameters
+    ----------
+    n_clusters : int >= 2 or None, default=None
+        Number of clusters; None: ``n_classes`` of fit (or the labels' largest + 1).
+    assign_labels : {"kmeans", "discretize", "cluster_qr"}, default="discretize"
+        How the spectral embedding becomes labels.
+    eigen_solver : {"arpack", "lobpcg", "amg"} or None, default=None
+        sklearn's eigensolver (None: arpack).
+    n_init : int >= 1, default=10
+        k-means restarts (``assign_labels="kmeans"``).
+    random_state : int, RandomState or None, default=None
+        Seed of the eigensolver's start and of k-means.
+
+    Attributes
+    ----------
+    labels_, transduction_ : ndarray (n,)
+        Cluster of every node.
+    model_ : sklearn.cluster.SpectralClustering
+        The fitted scikit-learn model.
+    n_iter_ : int
+        1 (direct solve).
+
+    References
+    ----------
+    Shi & Malik, "Normalized Cuts and Image Segmentation", IEEE TPAMI 22(8), 2000; Yu & Shi,
+    "Multiclass Spectral Clustering", ICCV 2003 (``discretize``); von Luxburg, "A Tutorial on
+    Spectral Clustering", Statistics and Computing 17, 2007.
+    """
+
+    _parameter_constraints = {**_GraphClusterer._parameter_constraints,
+                              "assign_labels": [StrOptions(("kmeans", "discretize", "cluster_qr"))],
+                              "eigen_solver": [StrOptions(("arpack", "lobpcg", "amg")), None],
+                              "n_init": [Int(1)]}
+
+    def __init__(self, *, n_clusters=None, assign_labels="discretize", eigen_solver=None, n_init=10,
                  random_state=None):
         self.n_clusters = n_clusters
         self.assign_labels = assign_labels
         self.eigen_solver = eigen_solver
         self.n_init = n_init
         self.random_state = random_state
-
-    def check_params(self):
-        own = "SpectralGraphClustering"
-        if self.n_clusters is not None:
-            _check_int(own, "n_clusters", self.n_clusters, 2)
-        _check_int(own, "n_init", self.n_init, 1)
-        if self.assign_labels not in ("kmeans", "discretize", "cluster_qr"):
-            raise ConfigError(f"{own}: assign_labels must be kmeans, discretize or cluster_qr, "
-                              f"got {self.assign_labels!r}")
-        if self.eigen_solver not in (None, "arpack", "lobpcg", "amg"):
-            raise ConfigError(f"{own}: eigen_solver must be null, arpack, lobpcg or amg, got "
-                              f"{self.eigen_solver!r}")
 
     def fit(self, X, y=None, n_classes=None, validation=None, *, graph=None):
         graph = as_graph(X, graph)  # a gssl Graph, a weight matrix W, or features with graph=
@@ -95,23 +117,47 @@ class SpectralGraphClustering(_GraphClusterer):
 
 
 class KMeansClustering(_GraphClusterer):
-    """sklearn KMeans on the node features graph.X (Lloyd, k-means++ init, ``n_init`` restarts)."""
+    """sklearn KMeans on the node features graph.X (Lloyd, k-means++ init, ``n_init`` restarts).
 
-    def __init__(self, n_clusters=None, n_init=10, max_iter=300, tol=1e-4, random_state=None):
+    Parameters
+    ----------
+    n_clusters : int >= 2 or None, default=None
+        Number of clusters; None: ``n_classes`` of fit (or the labels' largest + 1).
+    n_init : int >= 1, default=10
+        Restarts; the one of lowest inertia is kept.
+    max_iter : int >= 1, default=300
+        Most Lloyd iterations per restart.
+    tol : float >= 0, default=1e-4
+        sklearn's relative tolerance on the centres' change.
+    random_state : int, RandomState or None, default=None
+        Seed of the k-means++ initialisations.
+
+    Attributes
+    ----------
+    labels_, transduction_ : ndarray (n,)
+        Cluster of every node.
+    model_ : sklearn.cluster.KMeans
+        The fitted scikit-learn model.
+    inertia_ : float
+        Sum of squared distances to the closest centre.
+    n_iter_ : int
+        Lloyd iterations of the kept restart.
+
+    References
+    ----------
+    Lloyd, "Least squares quantization in PCM", IEEE Trans. Inf. Theory 28(2), 1982; Arthur &
+    Vassilvitskii, "k-means++: The Advantages of Careful Seeding", SODA 2007.
+    """
+
+    _parameter_constraints = {**_GraphClusterer._parameter_constraints,
+                              "n_init": [Int(1)], "max_iter": [Int(1)], "tol": [nonnegative]}
+
+    def __init__(self, *, n_clusters=None, n_init=10, max_iter=300, tol=1e-4, random_state=None):
         self.n_clusters = n_clusters
         self.n_init = n_init
         self.max_iter = max_iter
         self.tol = tol
         self.random_state = random_state
-
-    def check_params(self):
-        own = "KMeansClustering"
-        if self.n_clusters is not None:
-            _check_int(own, "n_clusters", self.n_clusters, 2)
-        _check_int(own, "n_init", self.n_init, 1)
-        _check_int(own, "max_iter", self.max_iter, 1)
-        if isinstance(self.tol, bool) or not isinstance(self.tol, (int, float)) or self.tol < 0:
-            raise ConfigError(f"{own}: tol must be a number >= 0, got {self.tol!r}")
 
     def fit(self, X, y=None, n_classes=None, validation=None, *, graph=None):
         graph = as_graph(X, graph)  # a gssl Graph, a weight matrix W, or features with graph=

@@ -13,8 +13,6 @@ errors, and their count is ``fit_metrics_["unreached_nodes"]``).
 
 from __future__ import annotations
 
-import numbers
-
 import numpy as np
 
 from ..errors import ConfigError, SolverError
@@ -22,15 +20,9 @@ from ..optim.graph_learning import (R_RULES, REWEIGHTINGS, components, laplace_l
                                     one_hot, plaplace_learning, poisson_cg, poisson_mbo,
                                     poisson_random_walk, poisson_source, reweight,
                                     reached_nodes, unreached_message, volume_label_projection)
-from .base import SemiSupervisedClassifier, check_positive
-from .class_priors import check_class_priors as _check_priors
-from .class_priors import resolve_priors
-
-
-def _check_int(owner: str, name: str, v, low: int) -> None:
-    if isinstance(v, bool) or not isinstance(v, numbers.Integral) or v < low:
-        raise ConfigError(f"{owner}: {name} must be an integer >= {low}, got {v!r}")
-
+from .base import SemiSupervisedClassifier
+from .class_priors import class_priors_spec, resolve_priors
+from .params import Int, Real, StrOptions, positive
 
 UNREACHABLE = ("error", "abstain")
 
@@ -39,13 +31,9 @@ class _GraphLearner(SemiSupervisedClassifier):
     """Shared handling: nodes in graph components without a label (``unreachable``), the solve
     (``_solve``, which may record ``fit_metrics_``) and the optional prior correction."""
 
-    def check_params(self):
-        """The options every graph learner shares; subclasses check their own after these."""
-        own = type(self).__name__
-        if self.unreachable not in UNREACHABLE:
-            raise ConfigError(f"{own}: unreachable must be one of {list(UNREACHABLE)}, got "
-                              f"{self.unreachable!r}")
-        _check_priors(own, self.class_priors)
+    _parameter_constraints = {**SemiSupervisedClassifier._parameter_constraints,
+                              "class_priors": [class_priors_spec, None],  # None: arg-max labels
+                              "unreachable": [StrOptions(UNREACHABLE)]}
 
     def _fit(self, graph, codes, n_classes):
         from ..graphs.base import Graph
@@ -107,14 +95,40 @@ class LaplaceLearning(_GraphLearner):
         Most CG iterations.
     class_priors : None, "uniform", "labeled" or list of float, default=None
         Class fractions for the volume-constrained label decision (None: arg-max).
+    unreachable : {"error", "abstain"}, default="error"
+        Nodes in components without a labeled node: SolverError, or label -1 (see the module).
 
     Attributes
     ----------
+    classes_ : ndarray (C,)
+        Class labels.
     decision_function_ : ndarray (n, C)
         The harmonic functions, one per class (the labeled rows are the indicators).
+    transduction_ : ndarray (n,)
+        Labels of every node (-1: unreachable, abstained).
     n_iter_ : int
         CG iterations.
+    converged_, stop_reason_
+        Whether CG reached ``tol``.
+    fit_metrics_ : dict
+        ``unreached_nodes``, ``cg_residual`` and, with class priors, ``volume_misfit``.
+
+    References
+    ----------
+    Zhu, Ghahramani & Lafferty, "Semi-Supervised Learning Using Gaussian Fields and Harmonic
+    Functions", ICML 2003; Shi, Osher & Zhu, "Weighted Nonlocal Laplacian on Interpolation from
+    Sparse Data", J. Sci. Comput. 73, 2017, eq. (6) (``wnll``); Calder & Slepcev, "Properly-weighted
+    graph Laplacian for semi-supervised learning", Appl. Math. Optim. 82, 2020 (arXiv 2019),
+    section 2 (``properly``).
     """
+
+    _parameter_constraints = {**_GraphLearner._parameter_constraints,
+                              "reweighting": [StrOptions(REWEIGHTINGS)],
+                              "r": [positive, StrOptions(R_RULES)],
+                              "alpha": [positive],
+                              "zeta": [Real(1, None, closed="neither")],
+                              "tol": [positive],
+                              "max_iter": [Int(1)]}
 
     def __init__(self, *, reweighting="none", r=0.1, alpha=2.0, zeta=1e7, tol=1e-5, max_iter=10000,
                  class_priors=None, unreachable="error"):
@@ -126,22 +140,6 @@ class LaplaceLearning(_GraphLearner):
         self.max_iter = max_iter
         self.class_priors = class_priors
         self.unreachable = unreachable
-
-    def check_params(self):
-        super().check_params()
-        own = type(self).__name__
-        if self.reweighting not in REWEIGHTINGS:
-            raise ConfigError(f"{own}: reweighting must be one of {list(REWEIGHTINGS)}, "
-                              f"got {self.reweighting!r}")
-        if not (isinstance(self.r, str) and self.r in R_RULES):
-            if isinstance(self.r, str):
-                raise ConfigError(f"{own}: r must be a positive number or one of {list(R_RULES)}, "
-                                  f"got {self.r!r}")
-            check_positive(own, r=self.r)
-        check_positive(own, alpha=self.alpha, tol=self.tol)
-        if isinstance(self.zeta, bool) or not isinstance(self.zeta, numbers.Real) or not self.zeta > 1:
-            raise ConfigError(f"{own}: zeta must be a number > 1, got {self.zeta!r}")
-        _check_int(own, "max_iter", self.max_iter, 1)
 
     def _solve(self, graph, codes, n_classes):
         labeled = np.flatnonzero(codes >= 0)
@@ -175,7 +173,35 @@ class PoissonLearning(_GraphLearner):
         Random walk: fewest and most iterations; CG: ``max_iter`` x 10 iterations at most.
     class_priors : None, "uniform", "labeled" or list of float, default=None
         Class fractions for the volume-constrained label decision (None: arg-max).
+    unreachable : {"error", "abstain"}, default="error"
+        Nodes in components without a labeled node: SolverError, or label -1 (see the module).
+
+    Attributes
+    ----------
+    classes_ : ndarray (C,)
+        Class labels.
+    decision_function_ : ndarray (n, C)
+        U, the Poisson solution.
+    transduction_ : ndarray (n,)
+        Labels of every node (-1: unreachable, abstained).
+    n_iter_ : int
+        CG or random-walk iterations.
+    converged_, stop_reason_
+        Whether CG reached ``tol`` or the random walk mixed.
+    fit_metrics_ : dict
+        ``unreached_nodes`` and, with class priors, ``volume_misfit``.
+
+    References
+    ----------
+    Calder, Cook, Thorpe & Slepcev, "Poisson Learning: Graph Based Semi-Supervised Learning At
+    Very Low Label Rates", ICML 2020: the source B of eq. (9) and the iteration of Algorithm 1.
     """
+
+    _parameter_constraints = {**_GraphLearner._parameter_constraints,
+                              "solver": [StrOptions(("cg", "random_walk"))],
+                              "tol": [positive],
+                              "min_iter": [Int(0)],
+                              "max_iter": [Int(1)]}
 
     def __init__(self, *, solver="cg", tol=1e-4, min_iter=50, max_iter=1000, class_priors=None,
                  unreachable="error"):
@@ -186,17 +212,10 @@ class PoissonLearning(_GraphLearner):
         self.class_priors = class_priors
         self.unreachable = unreachable
 
-    def check_params(self):
-        super().check_params()
-        own = type(self).__name__
-        if self.solver not in ("cg", "random_walk"):
-            raise ConfigError(f"{own}: solver must be 'cg' or 'random_walk', got {self.solver!r}")
-        check_positive(own, tol=self.tol)
-        _check_int(own, "min_iter", self.min_iter, 0)
-        _check_int(own, "max_iter", self.max_iter, 1)
+    def _check_param_relations(self):
         if self.solver == "random_walk" and self.min_iter > self.max_iter:
-            raise ConfigError(f"{own}: min_iter ({self.min_iter}) must not exceed max_iter "
-                              f"({self.max_iter})")
+            raise ConfigError(f"{type(self).__name__}: min_iter ({self.min_iter}) must not exceed "
+                              f"max_iter ({self.max_iter})")
 
     def _poisson(self, graph, codes, n_classes):
         comp = self._comp
@@ -240,23 +259,56 @@ class PoissonMBO(PoissonLearning):
     decision_function_ is the last heat-step U before its projection; labels are the projection.
     converged_ / stop_reason_ / n_iter_ describe the Poisson start (the MBO steps are a fixed
     number); fit_metrics_["volume_misfit"] is the class-fraction misfit of the final labels.
+
+    Parameters
+    ----------
+    solver, tol, min_iter, max_iter, unreachable
+        The Poisson start, as :class:`PoissonLearning`.
+    class_priors : "uniform", "labeled" or list of float, default="labeled"
+        Class fractions of the volume-constrained projection (required).
+    mu : float > 0, default=1.0
+        Fidelity weight of the Poisson source in the heat steps.
+    n_outer : int >= 1, default=20
+        MBO steps (heat steps then projection).
+    n_inner : int >= 1, default=40
+        Heat steps per MBO step.
+
+    Attributes
+    ----------
+    classes_ : ndarray (C,)
+        Class labels.
+    decision_function_ : ndarray (n, C)
+        The last heat-step U before its projection.
+    transduction_ : ndarray (n,)
+        Labels of every node: the projection (-1: unreachable, abstained).
+    n_iter_, converged_, stop_reason_
+        Of the Poisson start.
+    fit_metrics_ : dict
+        ``unreached_nodes`` and ``volume_misfit`` (of the final labels).
+
+    References
+    ----------
+    Calder, Cook, Thorpe & Slepcev, "Poisson Learning: Graph Based Semi-Supervised Learning At
+    Very Low Label Rates", ICML 2020, Algorithm 2 (PoissonMBO).
     """
+
+    _parameter_constraints = {**PoissonLearning._parameter_constraints,
+                              "class_priors": [class_priors_spec],  # no None: the method needs them
+                              "mu": [positive],
+                              "n_outer": [Int(1)],
+                              "n_inner": [Int(1)]}
 
     def __init__(self, *, solver="cg", tol=1e-4, min_iter=50, max_iter=1000, class_priors="labeled",
                  mu=1.0, n_outer=20, n_inner=40, unreachable="error"):
-        super().__init__(solver=solver, tol=tol, min_iter=min_iter, max_iter=max_iter,
-                         class_priors=class_priors, unreachable=unreachable)
+        self.solver = solver
+        self.tol = tol
+        self.min_iter = min_iter
+        self.max_iter = max_iter
+        self.class_priors = class_priors
         self.mu = mu
         self.n_outer = n_outer
         self.n_inner = n_inner
-
-    def check_params(self):
-        super().check_params()
-        own = type(self).__name__
-        _check_priors(own, self.class_priors, required=True)
-        check_positive(own, mu=self.mu)
-        _check_int(own, "n_outer", self.n_outer, 1)
-        _check_int(own, "n_inner", self.n_inner, 1)
+        self.unreachable = unreachable
 
     def _solve(self, graph, codes, n_classes):
         U, B = self._poisson(graph, codes, n_classes)
@@ -278,8 +330,38 @@ class PLaplaceLearning(_GraphLearner):
     tol : float, default=1e-6
         Largest change of an iteration at which it stops.
     max_iter : int, default=100000
+        Most iterations.
     class_priors : None, "uniform", "labeled" or list of float, default=None
+        Class fractions for the volume-constrained label decision (None: arg-max).
+    unreachable : {"error", "abstain"}, default="error"
+        Nodes in components without a labeled node: SolverError, or label -1 (see the module).
+
+    Attributes
+    ----------
+    classes_ : ndarray (C,)
+        Class labels.
+    decision_function_ : ndarray (n, C)
+        The p-harmonic extension of each class's indicator.
+    transduction_ : ndarray (n,)
+        Labels of every node (-1: unreachable, abstained).
+    n_iter_ : int
+        Iterations.
+    converged_, stop_reason_
+        Whether the last change was <= ``tol``.
+    fit_metrics_ : dict
+        ``unreached_nodes`` and, with class priors, ``volume_misfit``.
+
+    References
+    ----------
+    Flores, Calder & Lerman, "Analysis and algorithms for Lp-based semi-supervised learning on
+    graphs", Applied and Computational Harmonic Analysis 60, 2022.
     """
+
+    # p -> 2 is Laplace learning (the "laplace" solver); the iteration needs a finite p
+    _parameter_constraints = {**_GraphLearner._parameter_constraints,
+                              "p": [Real(2, np.inf, closed="neither")],
+                              "tol": [positive],
+                              "max_iter": [Int(1)]}
 
     def __init__(self, *, p=10.0, tol=1e-6, max_iter=100000, class_priors=None, unreachable="error"):
         self.p = p
@@ -287,15 +369,6 @@ class PLaplaceLearning(_GraphLearner):
         self.max_iter = max_iter
         self.class_priors = class_priors
         self.unreachable = unreachable
-
-    def check_params(self):
-        super().check_params()
-        own = type(self).__name__
-        if isinstance(self.p, bool) or not isinstance(self.p, numbers.Real) or not 2 < self.p < np.inf:
-            raise ConfigError(f"{own}: p must be a finite number > 2 (p = 2 is the 'laplace' solver), "
-                              f"got {self.p!r}")
-        check_positive(own, tol=self.tol)
-        _check_int(own, "max_iter", self.max_iter, 1)
 
     def _solve(self, graph, codes, n_classes):
         labeled = np.flatnonzero(codes >= 0)

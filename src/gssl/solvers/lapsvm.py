@@ -23,43 +23,25 @@ a = (2 gamma_A I + 2 gamma_I M K)^-1 J' Y beta. Relation to Belkin et al.'s scal
 
 from __future__ import annotations
 
-import numbers
 from collections import Counter
 
 import numpy as np
 from sklearn.svm import SVC
 
-from ..errors import ConfigError, SolverError
-from ..kernels import kernel_matrix, validate_kernel
+from ..errors import SolverError
+from ..kernels import kernel_matrix
 from ..optim.manifold_primal import (LaplacianPower, laprlsc_closed_form, lapsvm_newton_ova,
                                      manifold_pcg, primal_objective)
 from ..optim.pcg import STOPPING, default_check_every, make_criterion
-from .base import check_nonnegative, check_positive, ova_scores, ova_targets, require_features
-from .rls import _LAPLACIANS, _KernelExpansion
-
-_DEFAULT_KERNEL = {"kind": "rbf", "sigma": "median"}
-
-
-def _check_int(owner, name, v, minimum=1, allow_none=True):
-    if v is None and allow_none:
-        return
-    if isinstance(v, bool) or not isinstance(v, numbers.Integral) or v < minimum:
-        raise ConfigError(f"{owner}: {name} must be {'null or ' if allow_none else ''}an integer "
-                          f">= {minimum}, got {v!r}")
+from .base import ova_scores, ova_targets, require_features
+from .params import Int, Real, StrOptions, positive
+from .rls import DEFAULT_KERNEL, MANIFOLD_CONSTRAINTS, _KernelExpansion
 
 
 class _ManifoldKernelMachine(_KernelExpansion):
     """Shared parameters, kernel/Laplacian preparation and one-vs-all bookkeeping."""
 
-    def _check_common(self):
-        owner = type(self).__name__
-        validate_kernel(self.kernel)
-        check_positive(owner, gamma_A=self.gamma_A)
-        check_nonnegative(owner, gamma_I=self.gamma_I)
-        if self.laplacian not in _LAPLACIANS:
-            raise ConfigError(f"{owner}: laplacian must be one of {list(_LAPLACIANS)}, "
-                              f"got {self.laplacian!r}")
-        _check_int(owner, "laplacian_power", self.laplacian_power)
+    _parameter_constraints = {**_KernelExpansion._parameter_constraints, **MANIFOLD_CONSTRAINTS}
 
     def _prepare(self, graph, codes, n_classes):
         X = require_features(graph, type(self).__name__)
@@ -107,31 +89,65 @@ class _ManifoldKernelMachine(_KernelExpansion):
         self.history_ = [dict(h, column=c) for c, r in enumerate(results) for h in r.history]
 
 
-def _common_init(self, kernel, gamma_A, gamma_I, laplacian, laplacian_power):
-    self.kernel = kernel
-    self.gamma_A = gamma_A
-    self.gamma_I = gamma_I
-    self.laplacian = laplacian
-    self.laplacian_power = laplacian_power
-
-
 class LapSVMDual(_ManifoldKernelMachine):
     """LapSVM in the dual (Belkin et al. 2006), two steps: libsvm on the l x l Gram matrix
     G = J K (2 gamma_A I + 2 gamma_I M K)^-1 J' with C = 1, then a = (2 gamma_A I + 2 gamma_I M K)^-1 J'Y beta.
 
     Hinge loss (not squared), bias from libsvm. One (n x n) LU factorization shared by every
     one-vs-all column; O(n^3) time and a few n x n float64 arrays. ``tol`` is libsvm's.
-    Fitted: dual_coef_ (n, C'), intercept_ (C',), beta_ list of (l,) dual variables per column.
+
+    Parameters
+    ----------
+    kernel : str or dict, default={"kind": "rbf", "sigma": "median"}
+        Kernel spec (:func:`gssl.kernels.validate_kernel`).
+    gamma_A : float > 0, default=1e-6
+        Ambient (RKHS norm) weight.
+    gamma_I : float >= 0, default=1e-2
+        Intrinsic (graph) weight.
+    laplacian : str or None, default=None
+        Laplacian kind (unnormalized, normalized, random_walk or lle:
+        ``gssl.graphs.laplacian.LAPLACIAN_KINDS``); None: the graph's own.
+    laplacian_power : int >= 1 or None, default=None
+        Power p of M = L^p; None: the graph's own.
+    tol : float > 0, default=1e-3
+        libsvm's stopping tolerance.
+
+    Attributes
+    ----------
+    classes_ : ndarray (C,)
+        Class labels.
+    X_fit_ : ndarray (n, d)
+        Features of every graph node (the kernel expansion points).
+    dual_coef_ : ndarray (n, C')
+        Expansion coefficients alpha, one column per one-vs-all problem (C' = 1 when binary).
+    intercept_ : ndarray (C',)
+        Biases b.
+    decision_function_ : ndarray (n, C)
+        f = K alpha + b of every node (binary: [-f, f]).
+    transduction_ : ndarray (n,)
+        Labels of every node.
+    beta_ : list of ndarray (l,)
+        Dual variables beta of each one-vs-all problem.
+    n_iter_ : int
+        libsvm iterations (largest over the columns; per column in ``n_iter_per_class_``).
+
+    References
+    ----------
+    Belkin, Niyogi & Sindhwani, "Manifold Regularization", JMLR 7, 2006 (the dual LapSVM);
+    Melacci & Belkin, "Laplacian Support Vector Machines Trained in the Primal", JMLR 12, 2011:
+    the problem of Eq. 4, its dual (Eq. 6) and the expansion coefficients of Eq. 5.
     """
 
-    def __init__(self, kernel=_DEFAULT_KERNEL, gamma_A=1e-6, gamma_I=1e-2,  # noqa: B006
-                 laplacian=None, laplacian_power=None, tol=1e-3):
-        _common_init(self, kernel, gamma_A, gamma_I, laplacian, laplacian_power)
-        self.tol = tol
+    _parameter_constraints = {**_ManifoldKernelMachine._parameter_constraints, "tol": [positive]}
 
-    def check_params(self):
-        self._check_common()
-        check_positive("LapSVMDual", tol=self.tol)
+    def __init__(self, *, kernel=DEFAULT_KERNEL, gamma_A=1e-6, gamma_I=1e-2, laplacian=None,
+                 laplacian_power=None, tol=1e-3):
+        self.kernel = kernel
+        self.gamma_A = gamma_A
+        self.gamma_I = gamma_I
+        self.laplacian = laplacian
+        self.laplacian_power = laplacian_power
+        self.tol = tol
 
     def _fit(self, graph, codes, n_classes):
         K, M, lab, Y = self._prepare(graph, codes, n_classes)
@@ -188,16 +204,62 @@ class LapSVMNewton(_ManifoldKernelMachine):
 
     Each step solves an (n+1) x (n+1) dense system (O(n^3)); M K is formed once, and the first
     step (the LapRLSC system, the same for every one-vs-all column) is factorized once.
+
+    Parameters
+    ----------
+    kernel : str or dict, default={"kind": "rbf", "sigma": "median"}
+        Kernel spec (:func:`gssl.kernels.validate_kernel`).
+    gamma_A : float > 0, default=1e-6
+        Ambient (RKHS norm) weight.
+    gamma_I : float >= 0, default=1e-2
+        Intrinsic (graph) weight.
+    laplacian : str or None, default=None
+        Laplacian kind (unnormalized, normalized, random_walk or lle:
+        ``gssl.graphs.laplacian.LAPLACIAN_KINDS``); None: the graph's own.
+    laplacian_power : int >= 1 or None, default=None
+        Power p of M = L^p; None: the graph's own.
+    max_iter : int >= 1, default=50
+        Most Newton steps.
+
+    Attributes
+    ----------
+    classes_ : ndarray (C,)
+        Class labels.
+    X_fit_ : ndarray (n, d)
+        Features of every graph node (the kernel expansion points).
+    dual_coef_ : ndarray (n, C')
+        Expansion coefficients alpha, one column per one-vs-all problem (C' = 1 when binary).
+    intercept_ : ndarray (C',)
+        Biases b.
+    decision_function_ : ndarray (n, C)
+        f = K alpha + b of every node (binary: [-f, f]).
+    transduction_ : ndarray (n,)
+        Labels of every node.
+    n_iter_ : int
+        Newton steps (largest over the columns; per column in ``n_iter_per_class_``).
+    objective_ : list of float
+        Eq. 7 at the solution, per column.
+    converged_, stop_reason_
+        Whether every column's error-vector set stopped changing.
+
+    References
+    ----------
+    Melacci & Belkin, "Laplacian Support Vector Machines Trained in the Primal", JMLR 12, 2011:
+    the primal problem Eq. 7, Newton's step Eq. 8 with the gradient Eq. 9 and the generalized
+    Hessian, i.e. the update of Eq. 10-11 (section 3.1).
     """
 
-    def __init__(self, kernel=_DEFAULT_KERNEL, gamma_A=1e-6, gamma_I=1e-2,  # noqa: B006
-                 laplacian=None, laplacian_power=None, max_iter=50):
-        _common_init(self, kernel, gamma_A, gamma_I, laplacian, laplacian_power)
-        self.max_iter = max_iter
+    _parameter_constraints = {**_ManifoldKernelMachine._parameter_constraints,
+                              "max_iter": [Int(1)]}
 
-    def check_params(self):
-        self._check_common()
-        _check_int("LapSVMNewton", "max_iter", self.max_iter, allow_none=False)
+    def __init__(self, *, kernel=DEFAULT_KERNEL, gamma_A=1e-6, gamma_I=1e-2, laplacian=None,
+                 laplacian_power=None, max_iter=50):
+        self.kernel = kernel
+        self.gamma_A = gamma_A
+        self.gamma_I = gamma_I
+        self.laplacian = laplacian
+        self.laplacian_power = laplacian_power
+        self.max_iter = max_iter
 
     def _fit(self, graph, codes, n_classes):
         K, M, lab, Y = self._prepare(graph, codes, n_classes)
@@ -210,17 +272,13 @@ class LapSVMNewton(_ManifoldKernelMachine):
 
 
 class _PCGParams:
-    def _check_pcg(self, owner):
-        if self.stopping not in STOPPING:
-            raise ConfigError(f"{owner}: stopping must be one of {list(STOPPING)}, "
-                              f"got {self.stopping!r}")
-        _check_int(owner, "check_every", self.check_every)
-        _check_int(owner, "max_iter", self.max_iter)
-        if (isinstance(self.stability_tol, bool) or not isinstance(self.stability_tol, numbers.Real)
-                or not 0 <= self.stability_tol < 1):
-            raise ConfigError(f"{owner}: stability_tol must be in [0, 1), got "
-                              f"{self.stability_tol!r}")
-        check_positive(owner, tol=self.tol)
+    """The PCG solver's options and its run over the one-vs-all columns."""
+
+    _parameter_constraints = {"stopping": [StrOptions(STOPPING)],
+                              "check_every": [Int(1), None],  # None: ceil(sqrt(n) / 2)
+                              "stability_tol": [Real(0, 1, closed="left")],
+                              "tol": [positive],
+                              "max_iter": [Int(1), None]}     # None: 10 n
 
     def _run_pcg(self, K, M, lab, Y, n_classes, loss):
         n = K.shape[0]
@@ -252,21 +310,78 @@ class LapSVMPCG(_PCGParams, _ManifoldKernelMachine):
     decreasing), "mixed" (both), "gradient" (preconditioned gradient norm <= ``tol`` x initial),
     "objective" (relative decrease <= ``tol``), "none" (to convergence, gradient 1e-10 x initial).
     ``max_iter`` defaults to 10 n. stop_reason_ names the criterion that fired.
+
+    Parameters
+    ----------
+    kernel : str or dict, default={"kind": "rbf", "sigma": "median"}
+        Kernel spec (:func:`gssl.kernels.validate_kernel`).
+    gamma_A : float > 0, default=1e-6
+        Ambient (RKHS norm) weight.
+    gamma_I : float >= 0, default=1e-2
+        Intrinsic (graph) weight.
+    laplacian : str or None, default=None
+        Laplacian kind (unnormalized, normalized, random_walk or lle:
+        ``gssl.graphs.laplacian.LAPLACIAN_KINDS``); None: the graph's own.
+    laplacian_power : int >= 1 or None, default=None
+        Power p of M = L^p; None: the graph's own.
+    stopping : str, default="stability"
+        Stopping criterion: "stability", "validation", "mixed", "gradient", "objective" or
+        "none" (above).
+    check_every : int >= 1 or None, default=None
+        Iterations between two checks of the early-stopping criteria; None: ceil(sqrt(n)/2).
+    stability_tol : float in [0, 1), default=0.015
+        Largest fraction of unlabeled decisions that may change for "stability" to stop.
+    tol : float > 0, default=1e-3
+        Relative tolerance of "gradient" and "objective".
+    max_iter : int >= 1 or None, default=None
+        Most PCG iterations per column; None: 10 n.
+
+    Attributes
+    ----------
+    classes_ : ndarray (C,)
+        Class labels.
+    X_fit_ : ndarray (n, d)
+        Features of every graph node (the kernel expansion points).
+    dual_coef_ : ndarray (n, C')
+        Expansion coefficients alpha, one column per one-vs-all problem (C' = 1 when binary).
+    intercept_ : ndarray (C',)
+        Biases b.
+    decision_function_ : ndarray (n, C)
+        f = K alpha + b of every node (binary: [-f, f]).
+    transduction_ : ndarray (n,)
+        Labels of every node.
+    n_iter_ : int
+        PCG iterations (largest over the columns; per column in ``n_iter_per_class_``).
+    check_every_ : int
+        The check interval used.
+    objective_ : list of float
+        Eq. 7 at the returned iterate, per column.
+    converged_, stop_reason_
+        Whether and by which criterion each column stopped.
+
+    References
+    ----------
+    Melacci & Belkin, "Laplacian Support Vector Machines Trained in the Primal", JMLR 12, 2011:
+    Eq. 7 minimized by Algorithm 1 (PCG on the system of Eq. 12, exact line search of Eq. 13),
+    early stopping of section 4.
     """
 
-    def __init__(self, kernel=_DEFAULT_KERNEL, gamma_A=1e-6, gamma_I=1e-2,  # noqa: B006
-                 laplacian=None, laplacian_power=None, stopping="stability", check_every=None,
-                 stability_tol=0.015, tol=1e-3, max_iter=None):
-        _common_init(self, kernel, gamma_A, gamma_I, laplacian, laplacian_power)
+    _parameter_constraints = {**_ManifoldKernelMachine._parameter_constraints,
+                              **_PCGParams._parameter_constraints}
+
+    def __init__(self, *, kernel=DEFAULT_KERNEL, gamma_A=1e-6, gamma_I=1e-2, laplacian=None,
+                 laplacian_power=None, stopping="stability", check_every=None, stability_tol=0.015,
+                 tol=1e-3, max_iter=None):
+        self.kernel = kernel
+        self.gamma_A = gamma_A
+        self.gamma_I = gamma_I
+        self.laplacian = laplacian
+        self.laplacian_power = laplacian_power
         self.stopping = stopping
         self.check_every = check_every
         self.stability_tol = stability_tol
         self.tol = tol
         self.max_iter = max_iter
-
-    def check_params(self):
-        self._check_common()
-        self._check_pcg("LapSVMPCG")
 
     def _fit(self, graph, codes, n_classes):
         K, M, lab, Y = self._prepare(graph, codes, n_classes)
@@ -282,24 +397,68 @@ class LapRLSC(_PCGParams, _ManifoldKernelMachine):
 
     Same gamma_A, gamma_I as gssl's ``lap_rls`` (LaplacianRLS: (J K + gamma_A I + gamma_I L K) a = Y,
     whose objective is twice Eq. 14's) except that this one has the unregularized bias b.
+
+    Parameters
+    ----------
+    kernel : str or dict, default={"kind": "rbf", "sigma": "median"}
+        Kernel spec (:func:`gssl.kernels.validate_kernel`).
+    gamma_A : float > 0, default=1e-6
+        Ambient (RKHS norm) weight.
+    gamma_I : float >= 0, default=1e-2
+        Intrinsic (graph) weight.
+    laplacian : str or None, default=None
+        Laplacian kind (unnormalized, normalized, random_walk or lle:
+        ``gssl.graphs.laplacian.LAPLACIAN_KINDS``); None: the graph's own.
+    laplacian_power : int >= 1 or None, default=None
+        Power p of M = L^p; None: the graph's own.
+    method : {"closed_form", "pcg"}, default="closed_form"
+        The linear system of Eq. 15, or PCG.
+    stopping, check_every, stability_tol, tol, max_iter
+        PCG options (``method="pcg"``), as :class:`LapSVMPCG`; ``stopping`` defaults to "none".
+
+    Attributes
+    ----------
+    classes_ : ndarray (C,)
+        Class labels.
+    X_fit_ : ndarray (n, d)
+        Features of every graph node (the kernel expansion points).
+    dual_coef_ : ndarray (n, C')
+        Expansion coefficients alpha, one column per one-vs-all problem (C' = 1 when binary).
+    intercept_ : ndarray (C',)
+        Biases b.
+    decision_function_ : ndarray (n, C)
+        f = K alpha + b of every node (binary: [-f, f]).
+    transduction_ : ndarray (n,)
+        Labels of every node.
+    n_iter_ : int
+        1 (closed form) or PCG iterations (largest over the columns).
+    objective_ : list of float
+        Eq. 14 at the solution, per column.
+
+    References
+    ----------
+    Melacci & Belkin, "Laplacian Support Vector Machines Trained in the Primal", JMLR 12, 2011:
+    the LapRLSC objective Eq. 14 and its linear system Eq. 15 (section 5).
     """
 
-    def __init__(self, kernel=_DEFAULT_KERNEL, gamma_A=1e-6, gamma_I=1e-2,  # noqa: B006
-                 laplacian=None, laplacian_power=None, method="closed_form", stopping="none",
-                 check_every=None, stability_tol=0.015, tol=1e-3, max_iter=None):
-        _common_init(self, kernel, gamma_A, gamma_I, laplacian, laplacian_power)
+    _parameter_constraints = {**_ManifoldKernelMachine._parameter_constraints,
+                              **_PCGParams._parameter_constraints,
+                              "method": [StrOptions(("closed_form", "pcg"))]}
+
+    def __init__(self, *, kernel=DEFAULT_KERNEL, gamma_A=1e-6, gamma_I=1e-2, laplacian=None,
+                 laplacian_power=None, method="closed_form", stopping="none", check_every=None,
+                 stability_tol=0.015, tol=1e-3, max_iter=None):
+        self.kernel = kernel
+        self.gamma_A = gamma_A
+        self.gamma_I = gamma_I
+        self.laplacian = laplacian
+        self.laplacian_power = laplacian_power
         self.method = method
         self.stopping = stopping
         self.check_every = check_every
         self.stability_tol = stability_tol
         self.tol = tol
         self.max_iter = max_iter
-
-    def check_params(self):
-        self._check_common()
-        if self.method not in ("closed_form", "pcg"):
-            raise ConfigError(f"LapRLSC: method must be 'closed_form' or 'pcg', got {self.method!r}")
-        self._check_pcg("LapRLSC")
 
     def _fit(self, graph, codes, n_classes):
         K, M, lab, Y = self._prepare(graph, codes, n_classes)

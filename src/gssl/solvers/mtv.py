@@ -18,13 +18,7 @@ from sklearn.utils.validation import check_is_fitted
 from ..errors import ConfigError, SolverError
 from ..optim.graph_ops import diffuse, gradient_operator
 from ..optim.mtv_step import discrete_energy, indicator_matrix, mtv_minimize, operator_norm
-from .params import ParamValidation
-from .base import check_nonnegative, check_positive
-
-
-def _check_int(owner, name, v, low):
-    if isinstance(v, bool) or not isinstance(v, (int, np.integer)) or v < low:
-        raise ConfigError(f"{owner}: {name} must be an integer >= {low}, got {v!r}")
+from .params import Int, ParamValidation, StrOptions, nonnegative, positive
 
 
 def ncut_partition(W: sp.spmatrix, n_clusters: int, random_state=None,
@@ -55,14 +49,79 @@ class MTVClustering(ParamValidation, ClusterMixin, BaseEstimator):
     Transductive: every labeled row is fixed to its class indicator (8) and the start is all labels
     propagated by (I + L)^-1 (deterministic, so one run; ``n_trials`` is not used).
 
-    Fitted: labels_ / transduction_ (n,), decision_function_ (n, R) = the relaxed F of the selected
-    trial, energy_ (continuous energy (2)), discrete_energy_, n_iter_ (inner iterations of the
-    selected trial), history_ (energy per outer step of the selected trial), trials_ (one dict per
-    trial), trial_labels_ (one row of labels per trial that ran, in the order of trials_ without
-    the failed ones), converged_, stop_reason_.
+    Parameters
+    ----------
+    n_clusters : int >= 2 or None, default=None
+        R, the number of clusters; None: ``n_classes`` of fit (or the labels' largest + 1).
+    n_trials : int >= 0, default=30
+        Random starts of the unsupervised mode (initialisation (b) of section 5).
+    deterministic_trial : bool, default=True
+        Also start from the NCut indicators propagated by (I + L)^-1 (unsupervised mode).
+    max_iter : int >= 1, default=2000
+        Most inner iterations of Algorithm 1 per trial, all outer steps together.
+    rel_tol : float >= 0, default=1e-4
+        Relative energy decrease between outer steps at which a trial stops (0: run ``max_iter``).
+    eps : float > 0, default=1e-3
+        The epsilon of the inner stopping estimate (16) of Algorithm 1.
+    max_inner : int >= 1, default=100
+        Most inner iterations per outer step.
+    diffusion_dt : float > 0, default=1.0
+        Time step dt of the start's propagation (I + dt L)^-1.
+    max_time : float > 0 or None, default=None
+        Seconds after which a trial stops (None: no limit).
+    ncut_eigen_solver : {"arpack", "lobpcg", "amg"}, default="lobpcg"
+        Eigensolver of the NCut starting partition.
+    random_state : int, RandomState or None, default=None
+        Seed of the NCut partition and of the random starts.
+
+    Attributes
+    ----------
+    labels_, transduction_ : ndarray (n,)
+        Cluster of every node (the selected trial's thresholded F).
+    decision_function_ : ndarray (n, R)
+        The relaxed F of the selected trial.
+    energy_ : float
+        Its continuous energy (2).
+    discrete_energy_ : float
+        The balanced-cut energy (P) of its labels.
+    n_iter_ : int
+        Inner iterations of the selected trial.
+    history_ : list of dict
+        Energy per outer step of the selected trial.
+    trials_ : list of dict
+        One dict per trial (its energies, iterations, time; or its error).
+    trial_labels_ : ndarray (n_ok_trials, n)
+        Labels of every trial that ran, in the order of ``trials_`` without the failed ones.
+    best_trial_ : str
+        Name of the selected trial.
+    ncut_labels_ : ndarray (n,)
+        The NCut starting partition (unsupervised mode).
+    converged_, stop_reason_
+        Whether and why the selected trial stopped.
+
+    References
+    ----------
+    Bresson, Laurent, Uminsky & von Brecht, "Multiclass Total Variation Clustering", NIPS 2013:
+    the relaxed energy (2) under the simplex constraint (7) (transductive: with the label
+    constraint (8)), minimized by the proximal splitting of Algorithm 1 (the subdifferential of
+    Theorem 5); trials are ranked by the discrete energy (P).
     """
 
-    def __init__(self, n_clusters=None, n_trials=30, deterministic_trial=True, max_iter=2000,
+    _parameter_constraints = {
+        "n_clusters": [Int(2), None],
+        "n_trials": [Int(0)],
+        "deterministic_trial": ["boolean"],
+        "max_iter": [Int(1)],
+        "rel_tol": [nonnegative],  # 0: always run max_iter iterations
+        "eps": [positive],
+        "max_inner": [Int(1)],
+        "diffusion_dt": [positive],
+        "max_time": [positive, None],
+        "ncut_eigen_solver": [StrOptions(("arpack", "lobpcg", "amg"))],
+        "random_state": ["random_state"],
+    }
+
+    def __init__(self, *, n_clusters=None, n_trials=30, deterministic_trial=True, max_iter=2000,
                  rel_tol=1e-4, eps=1e-3, max_inner=100, diffusion_dt=1.0, max_time=None,
                  ncut_eigen_solver="lobpcg", random_state=None):
         self.n_clusters = n_clusters
@@ -77,24 +136,10 @@ class MTVClustering(ParamValidation, ClusterMixin, BaseEstimator):
         self.ncut_eigen_solver = ncut_eigen_solver
         self.random_state = random_state
 
-    def check_params(self) -> None:
-        own = "MTVClustering"
-        if self.n_clusters is not None:
-            _check_int(own, "n_clusters", self.n_clusters, 2)
-        _check_int(own, "n_trials", self.n_trials, 0)
-        _check_int(own, "max_iter", self.max_iter, 1)
-        _check_int(own, "max_inner", self.max_inner, 1)
-        if not isinstance(self.deterministic_trial, bool):
-            raise ConfigError(f"{own}: deterministic_trial must be true or false")
+    def _check_param_relations(self) -> None:
         if not self.deterministic_trial and self.n_trials == 0:
-            raise ConfigError(f"{own}: no trial to run (n_trials=0 and deterministic_trial=false)")
-        check_positive(own, eps=self.eps, diffusion_dt=self.diffusion_dt)
-        check_nonnegative(own, rel_tol=self.rel_tol)   # 0: always run max_iter iterations
-        if self.max_time is not None:
-            check_positive(own, max_time=self.max_time)
-        if self.ncut_eigen_solver not in ("arpack", "lobpcg", "amg"):
-            raise ConfigError(f"{own}: ncut_eigen_solver must be arpack, lobpcg or amg, got "
-                              f"{self.ncut_eigen_solver!r}")
+            raise ConfigError("MTVClustering: no trial to run (n_trials=0 and "
+                              "deterministic_trial=false)")
 
     # -- fitting -----------------------------------------------------------------------------
     def fit(self, X, y=None, n_classes=None, validation=None, *, graph=None):

@@ -9,7 +9,8 @@ allowed and what was given). Errors become :class:`gssl.errors.ConfigError`. Rul
 parameters together go in ``_check_param_relations``.
 
 The number constraints here refuse booleans (``True`` is an ``int`` to Python, and a YAML
-``yes`` should never pass as a count) and NaN.
+``yes`` should never pass as a count) and NaN; ``StrOptions`` lists its options in a fixed order
+in messages; a ``Check`` whose predicate raises adds that error's text as the message's reason.
 """
 
 from __future__ import annotations
@@ -18,8 +19,9 @@ from numbers import Integral
 from numbers import Real as _RealType
 
 import numpy as np
-from sklearn.utils._param_validation import (Interval, InvalidParameterError, Options, StrOptions,
-                                             validate_parameter_constraints)
+from sklearn.utils._param_validation import (Interval, InvalidParameterError, Options,
+                                             make_constraint, validate_parameter_constraints)
+from sklearn.utils._param_validation import StrOptions as _StrOptions
 
 from ..errors import ConfigError
 
@@ -35,7 +37,10 @@ class _NumberRange(Interval):
 
 def Int(low: int | None = None, high: int | None = None) -> Interval:  # noqa: N802 (a constraint)
     """An integer in [low, high] (None: unbounded)."""
-    return _NumberRange(Integral, low, high, closed="both")
+    # scikit-learn refuses a closed end at None (infinity)
+    closed = {(True, True): "both", (True, False): "left", (False, True): "right",
+              (False, False): "neither"}[low is not None, high is not None]
+    return _NumberRange(Integral, low, high, closed=closed)
 
 
 def Real(low: float | None = None, high: float | None = None, *,  # noqa: N802 (a constraint)
@@ -45,6 +50,18 @@ def Real(low: float | None = None, high: float | None = None, *,  # noqa: N802 (
     return _NumberRange(_RealType, low, high, closed=closed)
 
 
+class StrOptions(_StrOptions):
+    """scikit-learn's StrOptions, also from a tuple or list, whose messages list the options in
+    a fixed order (the given one; sorted for a set) rather than the set's per-process order."""
+
+    def __init__(self, options, *, deprecated=None):
+        self._display = sorted(options) if isinstance(options, (set, frozenset)) else list(options)
+        super().__init__(set(options), deprecated=deprecated)
+
+    def __str__(self):
+        return f"a str among {{{', '.join(self._mark_if_deprecated(o) for o in self._display)}}}"
+
+
 positive = Real(0, None, closed="neither")
 nonnegative = Real(0, None, closed="left")
 
@@ -52,6 +69,10 @@ nonnegative = Real(0, None, closed="left")
 class Check(Options):
     """A constraint given by a predicate and the words that describe it in error messages
     (for structured values such as a kernel spec or a list of class fractions).
+
+    The predicate returns a truth value or raises ``ValueError``/``TypeError`` (e.g. a
+    ``ConfigError`` of an existing validator); the message of such an error says what exactly is
+    wrong with a structured value, and ``ParamValidation`` appends it to its own.
 
     Subclasses scikit-learn's ``Options`` only because its validator accepts that family of
     constraint objects.
@@ -67,6 +88,14 @@ class Check(Options):
             return bool(self._predicate(val))
         except (TypeError, ValueError):
             return False
+
+    def reason(self, val) -> str | None:
+        """The predicate's own error message for ``val``, if it raised one."""
+        try:
+            self._predicate(val)
+        except (TypeError, ValueError) as exc:
+            return str(exc)
+        return None
 
     def __str__(self):
         return self._description
@@ -84,8 +113,23 @@ class ParamValidation:
                                            self.get_params(deep=False),
                                            caller_name=type(self).__name__)
         except InvalidParameterError as exc:
-            raise ConfigError(f"{exc} Fix it in the solver's params.") from None
+            raise ConfigError(f"{exc}{self._failure_reason()} Fix it in the solver's "
+                              f"params.") from None
         self._check_param_relations()
+
+    def _failure_reason(self) -> str:
+        """' Reason: <why>' from a Check's predicate for the first parameter that fails every
+        constraint (scikit-learn's message states only what is allowed), else ''."""
+        for name, val in self.get_params(deep=False).items():
+            constraints = self._parameter_constraints.get(name)
+            if not isinstance(constraints, list):
+                continue
+            if any(make_constraint(c).is_satisfied_by(val) for c in constraints):
+                continue
+            reasons = [c.reason(val) for c in constraints if isinstance(c, Check)]
+            reasons = [r for r in reasons if r]
+            return f" Reason: {reasons[0].rstrip('.')}." if reasons else ""
+        return ""
 
     def _check_param_relations(self) -> None:
         """Rules between parameters (raise ConfigError); none by default."""

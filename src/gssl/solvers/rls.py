@@ -8,17 +8,35 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..errors import ConfigError
+from ..graphs.laplacian import LAPLACIAN_KINDS
 from ..kernels import kernel_matrix, validate_kernel
 from ..optim.linalg import relative_residual, solve_dense, solve_spd
-from .base import (SemiSupervisedClassifier, check_nonnegative, check_positive, ova_scores,
-                   ova_targets, require_features)
+from .base import SemiSupervisedClassifier, ova_scores, ova_targets, require_features
+from .params import Check, Int, StrOptions, nonnegative, positive
 
-_LAPLACIANS = (None, "unnormalized", "normalized", "random_walk", "lle")
+DEFAULT_KERNEL = {"kind": "rbf", "sigma": "median"}  # never mutated (validate_kernel copies)
+
+# the one constraint of every kernel method's ``kernel`` parameter; validate_kernel's ConfigError
+# (unknown key, bad width, ...) becomes the "Reason:" of the message
+kernel_spec = Check(validate_kernel,
+                    "a kernel: 'rbf', 'linear', 'polynomial' or a mapping with 'kind' among them "
+                    "and that kind's keys (rbf: sigma > 0 or 'median'; polynomial: degree >= 1, "
+                    "gamma > 0, coef0)")
+
+# Laplacian regularization, shared by LaplacianRLS and the LapSVM family (gssl.solvers.lapsvm)
+MANIFOLD_CONSTRAINTS = {
+    "gamma_A": [positive],
+    "gamma_I": [nonnegative],
+    "laplacian": [StrOptions(LAPLACIAN_KINDS), None],  # None: the graph's own kind
+    "laplacian_power": [Int(1), None],                  # None: the graph's own power
+}
 
 
 class _KernelExpansion(SemiSupervisedClassifier):
     """Out-of-sample extension f(X_new) = K(X_new, X_fit_) dual_coef_."""
+
+    _parameter_constraints = {**SemiSupervisedClassifier._parameter_constraints,
+                              "kernel": [kernel_spec]}
 
     def _decision_new(self, X_new):
         return ova_scores(kernel_matrix(X_new, self.X_fit_, self.kernel) @ self.dual_coef_)
@@ -28,16 +46,43 @@ class KernelRLS(_KernelExpansion):
     """Supervised kernel RLS on the labeled nodes: (K_LL + gamma_A I) alpha = Y.
 
     Equals sklearn KernelRidge(alpha=gamma_A) with the same kernel, per one-vs-all column.
+
+    Parameters
+    ----------
+    kernel : str or dict, default={"kind": "rbf", "sigma": "median"}
+        Kernel spec (:func:`gssl.kernels.validate_kernel`): "rbf", "linear", "polynomial" or a
+        mapping with "kind" and that kind's keys.
+    gamma_A : float, default=1e-6
+        Ridge (ambient) weight, > 0.
+
+    Attributes
+    ----------
+    classes_ : ndarray (C,)
+        Class labels.
+    X_fit_ : ndarray (l, d)
+        Features of the labeled nodes (the kernel expansion points).
+    dual_coef_ : ndarray (l, C')
+        Expansion coefficients alpha, one column per one-vs-all problem (C' = 1 when binary).
+    decision_function_ : ndarray (n, C)
+        Scores of every node (binary: [-f, f]).
+    transduction_ : ndarray (n,)
+        Labels of every node (arg-max of the scores).
+    n_iter_ : int
+        1 (direct solve).
+    history_ : list of dict
+        The relative residual of the solve.
+
+    References
+    ----------
+    Rifkin, Yeo & Poggio, "Regularized least-squares classification", Advances in Learning
+    Theory, 2003 (the supervised baseline of Belkin, Niyogi & Sindhwani, JMLR 7, 2006).
     """
 
-    # the dict default is never mutated (validate_kernel returns a copy)
-    def __init__(self, kernel={"kind": "rbf", "sigma": "median"}, gamma_A=1e-6):  # noqa: B006
+    _parameter_constraints = {**_KernelExpansion._parameter_constraints, "gamma_A": [positive]}
+
+    def __init__(self, *, kernel=DEFAULT_KERNEL, gamma_A=1e-6):
         self.kernel = kernel
         self.gamma_A = gamma_A
-
-    def check_params(self):
-        validate_kernel(self.kernel)
-        check_positive("KernelRLS", gamma_A=self.gamma_A)
 
     def _fit(self, graph, codes, n_classes):
         X = require_features(graph, "KernelRLS")
@@ -60,27 +105,55 @@ class LaplacianRLS(_KernelExpansion):
     of |J K alpha - Y|^2 + gamma_A alpha' K alpha + gamma_I alpha' K L K alpha.
     L = graph.laplacian(laplacian or the graph's kind, laplacian_power or the graph's power).
     Dense LU solve: O(n^3) time and a few n x n float64 matrices of memory.
+
+    Parameters
+    ----------
+    kernel : str or dict, default={"kind": "rbf", "sigma": "median"}
+        Kernel spec (:func:`gssl.kernels.validate_kernel`).
+    gamma_A : float, default=1e-6
+        Ambient (RKHS norm) weight, > 0.
+    gamma_I : float, default=1e-2
+        Intrinsic (graph smoothness) weight, >= 0 (0: no graph term).
+    laplacian : str or None, default=None
+        Laplacian kind (unnormalized, normalized, random_walk or lle:
+        ``gssl.graphs.laplacian.LAPLACIAN_KINDS``); None: the graph's own.
+    laplacian_power : int >= 1 or None, default=None
+        Power p of L^p; None: the graph's own.
+
+    Attributes
+    ----------
+    classes_ : ndarray (C,)
+        Class labels.
+    X_fit_ : ndarray (n, d)
+        Features of every graph node (the kernel expansion points).
+    dual_coef_ : ndarray (n, C')
+        Expansion coefficients alpha (C' = 1 when binary).
+    decision_function_ : ndarray (n, C)
+        Scores of every node (binary: [-f, f]).
+    transduction_ : ndarray (n,)
+        Labels of every node.
+    n_iter_ : int
+        1 (direct solve).
+    history_ : list of dict
+        The relative residual of the solve and the objective value.
+
+    References
+    ----------
+    Belkin, Niyogi & Sindhwani, "Manifold Regularization: A Geometric Framework for Learning from
+    Labeled and Unlabeled Examples", JMLR 7, 2006 (Laplacian RLS). Melacci & Belkin, "Laplacian
+    Support Vector Machines Trained in the Primal", JMLR 12, 2011: its Eq. 14 is half this
+    objective plus an unregularized bias (:class:`gssl.solvers.lapsvm.LapRLSC`).
     """
 
-    def __init__(self, kernel={"kind": "rbf", "sigma": "median"},  # noqa: B006 (never mutated)
-                 gamma_A=1e-6, gamma_I=1e-2, laplacian=None, laplacian_power=None):
+    _parameter_constraints = {**_KernelExpansion._parameter_constraints, **MANIFOLD_CONSTRAINTS}
+
+    def __init__(self, *, kernel=DEFAULT_KERNEL, gamma_A=1e-6, gamma_I=1e-2, laplacian=None,
+                 laplacian_power=None):
         self.kernel = kernel
         self.gamma_A = gamma_A
         self.gamma_I = gamma_I
         self.laplacian = laplacian
         self.laplacian_power = laplacian_power
-
-    def check_params(self):
-        validate_kernel(self.kernel)
-        check_positive("LaplacianRLS", gamma_A=self.gamma_A)
-        check_nonnegative("LaplacianRLS", gamma_I=self.gamma_I)
-        if self.laplacian not in _LAPLACIANS:
-            raise ConfigError(f"LaplacianRLS: laplacian must be one of {list(_LAPLACIANS)}, "
-                              f"got {self.laplacian!r}")
-        p = self.laplacian_power
-        if p is not None and (isinstance(p, bool) or not isinstance(p, (int, np.integer)) or p < 1):
-            raise ConfigError(f"LaplacianRLS: laplacian_power must be null or an integer >= 1, "
-                              f"got {p!r}")
 
     def _fit(self, graph, codes, n_classes):
         X = require_features(graph, "LaplacianRLS")

@@ -7,8 +7,10 @@ from sklearn.multiclass import OneVsRestClassifier
 from sklearn.svm import SVC
 from sklearn.utils.validation import check_is_fitted
 
-from ..kernels import kernel_matrix, validate_kernel
-from .base import ConfigError, SemiSupervisedClassifier, check_positive, require_features
+from ..kernels import kernel_matrix
+from .base import SemiSupervisedClassifier, require_features
+from .params import StrOptions, positive
+from .rls import DEFAULT_KERNEL, kernel_spec
 
 
 class KernelSVM(SemiSupervisedClassifier):
@@ -21,21 +23,46 @@ class KernelSVM(SemiSupervisedClassifier):
     one labeled point each are decided by the bias alone wherever the kernel row is ~0, which
     makes OvO degenerate with a narrow kernel and an unbalanced labeled set. Binary scores are
     [-f, f] either way.
+
+    Parameters
+    ----------
+    kernel : str or dict, default={"kind": "rbf", "sigma": "median"}
+        Kernel spec (:func:`gssl.kernels.validate_kernel`).
+    C : float, default=1.0
+        libsvm's penalty, > 0.
+    multiclass : {"ovo", "ovr"}, default="ovo"
+        libsvm's one-vs-one votes, or one binary SVC per class and the arg-max of their decision
+        values.
+
+    Attributes
+    ----------
+    classes_ : ndarray (C,)
+        Class labels.
+    X_fit_ : ndarray (l, d)
+        Features of the labeled nodes.
+    svc_ : SVC or OneVsRestClassifier
+        The fitted scikit-learn model (precomputed kernel).
+    decision_function_ : ndarray (n, C)
+        Decision values of every node (binary: [-f, f]).
+    transduction_ : ndarray (n,)
+        Labels of every node as the fitted scheme predicts them.
+    n_iter_ : int
+        libsvm iterations (largest over the binary problems).
+
+    References
+    ----------
+    Cortes & Vapnik, "Support-vector networks", Machine Learning 20, 1995; Chang & Lin, "LIBSVM:
+    a library for support vector machines", ACM TIST 2, 2011.
     """
 
-    def __init__(self, kernel={"kind": "rbf", "sigma": "median"}, C=1.0,  # noqa: B006 (never mutated)
-                 multiclass="ovo"):
+    _parameter_constraints = {**SemiSupervisedClassifier._parameter_constraints,
+                              "kernel": [kernel_spec], "C": [positive],
+                              "multiclass": [StrOptions(("ovo", "ovr"))]}
+
+    def __init__(self, *, kernel=DEFAULT_KERNEL, C=1.0, multiclass="ovo"):
         self.kernel = kernel
         self.C = C
         self.multiclass = multiclass
-
-    def check_params(self):
-        validate_kernel(self.kernel)
-        check_positive("KernelSVM", C=self.C)
-        if self.multiclass not in ("ovo", "ovr"):
-            raise ConfigError(f"KernelSVM: multiclass must be 'ovo' (libsvm's one-vs-one votes) "
-                              f"or 'ovr' (one-vs-rest, arg-max of the decision values), "
-                              f"got {self.multiclass!r}")
 
     def _fit(self, graph, codes, n_classes):
         X = require_features(graph, "KernelSVM")
