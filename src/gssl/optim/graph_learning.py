@@ -34,6 +34,15 @@ def _weights(W) -> tuple[sp.csr_matrix, np.ndarray]:
     return W, np.asarray(W.sum(axis=1)).ravel()
 
 
+def scale_symmetric(W: sp.csr_matrix, s: np.ndarray) -> sp.csr_matrix:
+    """S W S for S = diag(s), in O(nnz) on W's own structure (the same numbers, bit for bit, as
+    the product of sparse matrices, which costs a sparse matrix product twice)."""
+    W = sp.csr_matrix(W)
+    rows = np.repeat(np.arange(W.shape[0]), np.diff(W.indptr))
+    return sp.csr_matrix(((s[rows] * W.data) * s[W.indices], W.indices.copy(), W.indptr.copy()),
+                         shape=W.shape)
+
+
 def one_hot(codes: np.ndarray, n_classes: int) -> np.ndarray:
     """(len(codes), C) indicator rows of class indices 0..C-1."""
     return (np.asarray(codes)[:, None] == np.arange(n_classes)).astype(np.float64)
@@ -102,8 +111,8 @@ def laplace_learning(W, labeled: np.ndarray, F: np.ndarray, *, tol: float = 1e-6
     # the properly weighted Laplacian the degrees span seven decades, and a residual relative to
     # the unscaled right-hand side would stop at once on the heavy rows
     s = 1.0 / np.sqrt(du)
-    Wn = sp.csr_matrix(sp.diags(s) @ Wuu @ sp.diags(s))
     rhs = s[:, None] * (W[free][:, labeled] @ F)            # S (-L_ul F) = S W_ul F
+    Wn = scale_symmetric(Wuu, s)
     cg = block_cg(lambda P: P - Wn @ P, rhs, tol=tol, max_iter=max_iter)
     cg.X = s[:, None] * cg.X
     U = np.zeros((n, F.shape[1]))
@@ -116,7 +125,9 @@ def components(W) -> np.ndarray:
     """Connected-component index of every node."""
     from scipy.sparse.csgraph import connected_components
 
-    return connected_components(sp.csr_matrix(W), directed=False)[1]
+    # weak components of the directed view: the same partition for a symmetric W, without the
+    # transposed copy the undirected call makes (a third of the time at 10^6 nodes)
+    return connected_components(sp.csr_matrix(W), directed=True, connection="weak")[1]
 
 
 def reached_nodes(W, labeled: np.ndarray, comp: np.ndarray | None = None) -> np.ndarray:
@@ -169,8 +180,7 @@ def poisson_cg(W, B: np.ndarray, *, tol: float = 1e-3, max_iter: int = 10000):
     W, d = _weights(W)
     s = np.zeros_like(d)
     np.divide(1.0, np.sqrt(d), out=s, where=d > 0)
-    S = sp.diags(s)
-    Wn = sp.csr_matrix(S @ W @ S)
+    Wn = scale_symmetric(W, s)
     cg = block_cg(lambda P: P - Wn @ P, s[:, None] * B, tol=tol, max_iter=max_iter)
     return s[:, None] * cg.X, cg
 
