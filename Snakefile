@@ -15,6 +15,9 @@ min_version("9.0")
 configfile: "config/config.yaml"
 
 
+report: "workflow/report/workflow.rst"
+
+
 # gssl's settings reach jobs under executors that do not pass the submitting environment on
 # (Kubernetes, cloud batch; SLURM's sbatch --export=ALL does): those that are set, since an
 # `envvars:` directive would refuse to start whenever an optional one is unset

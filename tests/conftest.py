@@ -84,6 +84,15 @@ def repo_root() -> Path:
     return REPO
 
 
+@pytest.fixture()
+def default_config() -> dict:
+    """The embedded default config (config/config.yaml) as read from disk: a fresh copy per test,
+    to change at will."""
+    import yaml
+
+    return yaml.safe_load((REPO / "config" / "config.yaml").read_text())
+
+
 @pytest.fixture(scope="session")
 def mirror() -> Path:
     """The local data mirror folder (tests using it are realdata: skipped when it is absent)."""

@@ -24,7 +24,6 @@ import time
 from pathlib import Path
 
 import pytest
-import yaml
 
 from gssl.tracking import read_pending
 
@@ -102,10 +101,10 @@ def test_one_job_per_cell_gives_the_same_numbers_as_one_job_per_split(done, tmp_
     assert parents == {r[4] for r in cells}
 
 
-def test_default_config_runs_as_make_run_does(tmp_path):
+def test_default_config_runs_as_make_run_does(tmp_path, default_config):
     """The embedded default (two experiments, so two store initialisers at once) on a new
     workspace, with the commands `make run` uses."""
-    default = yaml.safe_load((REPO / "config" / "config.yaml").read_text())
+    default = default_config
     assert len(default["experiments"]) >= 2
     ws = make_workspace(tmp_path / "ws", default)
     smk(ws, "--cores", "2", "--rerun-incomplete")
@@ -239,6 +238,8 @@ def test_html_report_embeds_tables_and_plots(done):
     smk(done, "--cores", "1", "--report", "results/report.html")
     html = (done / "results" / "report.html").read_text(errors="replace")
     assert "e2e.html" in html and "error.png" in html  # the table is shown, not a CSV download
+    # the workflow's description (workflow/report/workflow.rst), with the experiments it ran
+    assert "Graph-based semi-supervised learning benchmark" in html and "end-to-end test" in html
 
 
 def test_nothing_to_do_after_a_complete_run(done):
@@ -366,6 +367,31 @@ def test_the_default_profile_is_loaded_without_being_named(tmp_path):
     assert "Using workflow specific profile profiles/default" in out
     assert (ws / "profiles" / "default" / "config.yaml").read_text() == \
         (REPO / "workflow" / "profiles" / "default" / "config.yaml").read_text()
+
+
+def test_the_test_config_runs_in_place(tmp_path):
+    """.test/config/config.yaml is the small config, and `snakemake --directory .test` plans it
+    (the snakemake-workflows convention for a workflow's test data)."""
+    ws = make_workspace(tmp_path / "ws", {"experiments": {}})  # invalid: proves it is not read
+    shutil.copytree(REPO / ".test" / "config", ws / ".test" / "config")
+    jobs = planned_jobs(ws, "--directory", ".test")
+    assert rules_of(jobs)["solve"] == N_JOBS
+    assert {j["wildcards"].get("experiment") for j in jobs} - {None} == set(SMALL["experiments"])
+
+
+def test_every_job_requests_memory_and_runtime(tmp_path):
+    """Each rule declares its default mem_mb and runtime (workflow/rules/*.smk), doubled on a retry."""
+    ws = make_workspace(tmp_path / "ws", SMALL)
+    proc = smk(ws, "-n", "--cores", "1")
+    rule, requests = None, {}
+    for line in (proc.stdout + proc.stderr).splitlines():
+        m = re.match(r"^(?:local)?(?:rule|checkpoint) (\w+):$", line.strip())
+        rule = m.group(1) if m else rule
+        if line.strip().startswith("resources:") and rule != "all":
+            requests[rule] = dict(kv.strip().split("=", 1) for kv in line.strip()[len("resources:"):].split(","))
+    assert {"dataset", "features", "graph", "splits", "solve", "table", "mlflow_summary"} <= set(requests)
+    assert all("mem_mb" in r and "runtime" in r for r in requests.values()), requests
+    assert requests["solve"]["mem_mb"] == "8000" and requests["graph"]["runtime"] == "120"
 
 
 def test_a_key_given_twice_in_a_configfile_is_refused_before_any_job(tmp_path):

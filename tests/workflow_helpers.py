@@ -19,28 +19,14 @@ REPO = Path(__file__).resolve().parents[1]
 FIGURE_ROWS: list[dict] = []  # the fault suite's figures, printed at the end of the session (conftest.py)
 SNAKEMAKE = str(Path(sys.executable).with_name("snakemake"))
 
-SMALL = {
-    "datasets": {"moons": {"source": "two_moons",
-                           "params": {"n_samples": 160, "n_features": 10, "noise": 0.08,
-                                      "random_state": 0}}},
-    "preprocessing": {"std": ["standardize"]},
-    "graphs": {"knn8": {"kind": "knn", "k": 8, "weights": "heat", "sigma": "mean_knn_distance",
-                        "symmetrize": "max", "laplacian": "normalized"}},
-    "methods": {"rls": {"solver": "rls", "params": {"kernel": {"kind": "rbf", "sigma": 3.0},
-                                                    "gamma_A": 0.01}},
-                "laprls": {"solver": "lap_rls",
-                           "params": {"kernel": {"kind": "rbf", "sigma": 3.0}, "gamma_A": 0.01,
-                                      "gamma_I": 0.1}}},
-    "protocols": {"lpc1": {"kind": "labels_per_class", "n": 1, "repeats": 8},
-                  "lpc3": {"kind": "labels_per_class", "n": 3, "repeats": 8}},
-    "experiments": {"e2e": {"description": "end-to-end test", "datasets": ["moons"],
-                            "preprocessing": ["std"], "graphs": ["knn8"],
-                            "methods": ["rls", "laprls"], "protocols": ["lpc1", "lpc3"]}},
-    "splits_per_job": 1,
-}
-N_CELLS = 2 * 2
-N_SPLITS = N_CELLS * 8
-N_JOBS = N_SPLITS  # one split per job
+# the small config lives in .test/config/config.yaml (the snakemake-workflows convention:
+# `snakemake --directory .test` runs it); the tests run it, and variants of it, in workspaces
+TEST_CONFIG = REPO / ".test" / "config" / "config.yaml"
+SMALL = yaml.safe_load(TEST_CONFIG.read_text())
+_E2E = SMALL["experiments"]["e2e"]  # one dataset, preprocessing and graph
+N_CELLS = len(_E2E["methods"]) * len(_E2E["protocols"])  # 2 x 2
+N_SPLITS = len(_E2E["methods"]) * sum(SMALL["protocols"][p]["repeats"] for p in _E2E["protocols"])  # 32
+N_JOBS = N_SPLITS  # one split per job (splits_per_job: 1)
 
 
 def make_workspace(path: Path, config: dict) -> Path:

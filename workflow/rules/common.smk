@@ -50,6 +50,14 @@ wildcard_constraints:
     last=r"\d+",
 
 
+def per_attempt(first):
+    """A rule's default resource request (mem_mb in MB, runtime in minutes): ``first`` on the first
+    attempt, doubled on each retry (a profile's ``retries:``), so a job killed for running out of
+    memory or time asks for more. The rules name theirs under resources; a profile's
+    ``set-resources`` overrides them (workflow/profiles/slurm does for graph and features)."""
+    return lambda wildcards, attempt: first * 2 ** (attempt - 1)
+
+
 @functools.cache
 def code_hash(*modules):
     """Hash of the gssl modules a rule's results depend on; in params:, so edits rerun the jobs."""

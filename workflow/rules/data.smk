@@ -16,6 +16,8 @@ rule download:
     retries: 1
     resources:
         downloads=1,
+        mem_mb=per_attempt(1000),
+        runtime=per_attempt(30),
     conda:
         "../../environment.yml"
     script:
@@ -36,6 +38,9 @@ rule dataset:
         raw_dir=lambda wc: f"{RAW}/{config['datasets'][wc.dataset]['source']}",
         source=lambda wc: source_identity(config["datasets"][wc.dataset]["source"]),
         code=lambda wc: dataset_code_hash(config["datasets"][wc.dataset]["source"]),
+    resources:
+        mem_mb=per_attempt(4000),
+        runtime=per_attempt(30),
     conda:
         "../../environment.yml"
     script:

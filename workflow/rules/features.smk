@@ -15,6 +15,9 @@ rule features:
         seed=config["seed"],
         code=code_hash("gssl.features"),
     threads: 2
+    resources:
+        mem_mb=per_attempt(4000),
+        runtime=per_attempt(30),
     conda:
         "../../environment.yml"
     script:

@@ -15,6 +15,9 @@ rule graph:
         spec=lambda wc: config["graphs"][wc.graph],
         code=code_hash("gssl.graphs"),
     threads: 2
+    resources:
+        mem_mb=per_attempt(8000),
+        runtime=per_attempt(120),
     conda:
         "../../environment.yml"
     script:

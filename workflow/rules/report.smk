@@ -18,6 +18,9 @@ rule table:
                                                    if has_grid(m)]},
         labels=lambda wc: protocol_labels(wc.experiment),
         code=code_hash("gssl.report", "gssl.stats"),
+    resources:
+        mem_mb=per_attempt(2000),
+        runtime=per_attempt(15),
     conda:
         "../../environment.yml"
     script:
@@ -35,6 +38,9 @@ rule plot:
     params:
         labels=lambda wc: protocol_labels(wc.experiment),
         code=code_hash("gssl.report", "gssl.stats"),
+    resources:
+        mem_mb=per_attempt(2000),
+        runtime=per_attempt(15),
     conda:
         "../../environment.yml"
     script:
@@ -62,6 +68,9 @@ rule statistics:
         f"{RESULTS}/benchmarks/statistics/{{experiment}}.tsv"
     params:
         code=code_hash("gssl.report", "gssl.stats", "gssl.stats_plots"),
+    resources:
+        mem_mb=per_attempt(2000),
+        runtime=per_attempt(30),
     conda:
         "../../environment.yml"
     script:
@@ -97,6 +106,9 @@ rule mlflow_summary:
         tracking_uri=TRACKING_URI,
         experiment=lambda wc: config["experiments"][wc.experiment],
         code=code_hash("gssl.tracking"),
+    resources:
+        mem_mb=per_attempt(2000),
+        runtime=per_attempt(30),
     conda:
         "../../environment.yml"
     script:

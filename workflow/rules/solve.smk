@@ -15,6 +15,9 @@ rule mlflow_experiment:
         f"{RESULTS}/mlflow/{{experiment}}.json",
     log:
         "logs/mlflow/{experiment}.log",
+    resources:
+        mem_mb=per_attempt(1000),
+        runtime=per_attempt(10),
     conda:
         "../../environment.yml"
     params:
@@ -49,6 +52,9 @@ rule solve:
         n_splits=lambda wc: n_splits(config["protocols"][wc.protocol]),
         code=lambda wc: solver_code_hash(wc.method),
     threads: config["threads"]
+    resources:
+        mem_mb=per_attempt(8000),
+        runtime=per_attempt(120),
     conda:
         "../../environment.yml"
     script:
@@ -80,6 +86,9 @@ rule solve_grid:
         n_splits=lambda wc: n_splits(config["protocols"][wc.protocol]),
         code=lambda wc: solver_code_hash(wc.method),
     threads: config["threads"]
+    resources:
+        mem_mb=per_attempt(8000),
+        runtime=per_attempt(120),
     conda:
         "../../environment.yml"
     script:
@@ -104,6 +113,9 @@ checkpoint select:
         method=lambda wc: config["methods"][wc.method],
         selection=lambda wc: config["experiments"][wc.experiment]["selection"],
         code=code_hash("gssl.selection"),
+    resources:
+        mem_mb=per_attempt(2000),
+        runtime=per_attempt(10),
     conda:
         "../../environment.yml"
     script:

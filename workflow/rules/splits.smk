@@ -11,6 +11,9 @@ rule splits:
     params:
         spec=lambda wc: config["protocols"][wc.protocol],
         code=code_hash("gssl.splits"),
+    resources:
+        mem_mb=per_attempt(1000),
+        runtime=per_attempt(10),
     conda:
         "../../environment.yml"
     script:
