@@ -200,3 +200,25 @@ def test_min_conductance_sweep_matches_bruteforce():
     assert min_conductance_sweep(B.tocsr(), np.arange(12)) == 6
     with pytest.raises(ValueError, match="sweep range"):
         min_conductance_sweep(W, order, 0, 10)
+
+
+def test_tv_prox_wrapper_matches_rof_prox_and_counts_iterations():
+    """TVProx (the g-steps' prox of gssl.solvers.tv): rof_prox at the wrapper's accuracy, with
+    the norm bound computed once, and the iterations summed over calls."""
+    from gssl.optim.graph_ops import gradient_operator
+    from gssl.optim.tv import TVProx, rof_prox
+
+    rng = np.random.default_rng(3)
+    W = sp.random(30, 30, density=0.2, random_state=3)
+    W = sp.csr_matrix(W + W.T)
+    D = gradient_operator(W)
+    prox = TVProx(D, tol=1e-6, max_iter=300)
+    z1, z2 = rng.normal(size=30), rng.normal(size=(30, 2))
+    g1, p1 = prox(z1, 0.5, 2.0)
+    g2, _ = prox(z2, 0.3, 1.0)
+    r1, i1 = rof_prox(D, z1, 0.5, 2.0, tol=1e-6, max_iter=300)
+    r2, i2 = rof_prox(D, z2, 0.3, 1.0, tol=1e-6, max_iter=300)
+    np.testing.assert_array_equal(g1, r1)
+    np.testing.assert_array_equal(g2, r2)
+    np.testing.assert_array_equal(p1, i1["p"])
+    assert prox.iterations == i1["iterations"] + i2["iterations"]

@@ -6,9 +6,10 @@ import scipy.sparse as sp
 
 from gssl.errors import ConfigError
 from gssl.graphs import Graph, lle_weights
+from gssl.optim.dictionary_learning import lle_operator, lle_targets, update_dictionary
+from gssl.optim.ssdl_updates import SSDLModel, probability_update
 from gssl.solvers.registry import make_solver
-from gssl.solvers.ssdl import (SSDLGA, SparseCodingSVM, _Model, lle_operator, lle_targets,
-                               probability_update, update_dictionary)
+from gssl.solvers.ssdl import SSDLGA, SparseCodingSVM
 
 
 def _blobs(n_per=20, C=3, d=12, seed=0):
@@ -144,7 +145,7 @@ def test_sparse_coding_gradient_matches_finite_differences():
     Y = -np.ones((nl, C))
     Y[np.arange(nl), np.arange(nl) % C] = 1
     K = lle_operator(lle_weights(X, 4))
-    m = _Model(X, nl, Y, K, 0.1, 1.0, 0.7, 0.9, 1.0, 1.6)
+    m = SSDLModel(X, nl, Y, K, 0.1, 1.0, 0.7, 0.9, 1.0, 1.6)
     m.D, m.W, m.b = rng.normal(size=(p, 5)), rng.normal(size=(C, p)), rng.normal(size=C)
     A = rng.normal(size=(X.shape[0], p))
     m.P = rng.dirichlet(np.ones(C), size=X.shape[0] - nl)
@@ -169,14 +170,14 @@ def test_sparse_coding_gradient_matches_finite_differences():
 
 
 def _model_with_masks(seed, scale):
-    """A _Model on the blobs (9 labeled, 3 classes, 7 atoms) with random codes A, classifier of
+    """An SSDLModel on the blobs (9 labeled, 3 classes, 7 atoms) with random codes A, classifier of
     size ``scale``, probabilities P, and its masks and weights set."""
     X, _ = _blobs()
     rng = np.random.default_rng(seed)
     nl, C, p = 9, 3, 7
     Y = -np.ones((nl, C))
     Y[np.arange(nl), np.arange(nl) % C] = 1
-    m = _Model(X, nl, Y, None, 0.1, 1.0, 0.0, 0.8, 1.3, 1.5)
+    m = SSDLModel(X, nl, Y, None, 0.1, 1.0, 0.0, 0.8, 1.3, 1.5)
     A = rng.normal(size=(X.shape[0], p))
     m.W, m.b = scale * rng.normal(size=(C, p)), scale * rng.normal(size=C)
     m.P = rng.dirichlet(np.ones(C), size=X.shape[0] - nl)
@@ -315,3 +316,38 @@ def test_authors_inner_solver_runs_and_stops_early():
     assert np.mean(est.predict() == y) > 0.9
     assert min(h["sc_iterations"] for h in est.history_) < 50
     assert all(np.isfinite(h["objective"]) for h in est.history_)
+
+
+@pytest.mark.parametrize("cls", [SSDLGA, SparseCodingSVM])
+def test_every_parameter_declared_keyword_only_and_cloneable(cls):
+    import inspect
+
+    from sklearn.base import clone
+
+    params = [p for p in inspect.signature(cls.__init__).parameters.values() if p.name != "self"]
+    assert all(p.kind is inspect.Parameter.KEYWORD_ONLY for p in params)
+    assert {p.name for p in params} <= set(cls._parameter_constraints)
+    est = cls(max_iter=2, random_state=np.random.default_rng(0))
+    est._validate_params()
+    assert vars(est) == est.get_params(deep=False)
+    assert clone(est).get_params().keys() == est.get_params().keys()
+    with pytest.raises(TypeError):
+        cls(10)
+    assert not hasattr(cls, "check_params")
+
+
+@pytest.mark.parametrize("name,params", [
+    ("ssdl_ga", {"batch_size": 0}), ("ssdl_ga", {"batch_size": True}), ("ssdl_ga", {"r": True}),
+    ("ssdl_ga", {"tol": -1e-3}), ("ssdl_ga", {"gamma": 0.0}), ("ssdl_ga", {"random_state": "x"}),
+    ("sc_svm", {"Cs": []}), ("sc_svm", {"Cs": [1.0, -1.0]}), ("sc_svm", {"sigma": 0.0}),
+    ("sc_svm", {"cv": 1.5}),
+])
+def test_invalid_parameters_raise_config_error(name, params):
+    with pytest.raises(ConfigError):
+        make_solver(name, params)
+
+
+def test_valid_edge_parameters_pass():
+    for name, params in [("ssdl_ga", {"batch_size": None, "r": 1, "beta": 0, "tol": 0}),
+                         ("sc_svm", {"sigma": None, "Cs": [2], "graph_reg": "none"})]:
+        make_solver(name, params)

@@ -12,7 +12,10 @@ from gssl.graphs.base import Graph
 from gssl.kernels import kernel_matrix
 from gssl.optim import gradient_operator, qp_kkt_violation
 from gssl.solvers import make_solver, solver_modules
-from gssl.solvers.tv import _DualSVMStep, cheeger_energy, eigenmap_start, sphere
+from gssl.optim.cheeger import cheeger_energy
+from gssl.optim.dual_svm import DualSVMStep
+from gssl.optim.tv_admm import sphere
+from gssl.optim.tv_starts import eigenmap_start, pairwise_fiedler_refine, simplex_start
 
 RBF = {"kind": "rbf", "sigma": 3.0}
 BINARY = ["tv_rls", "cheeger_rls", "tv_svm", "cheeger_svm"]
@@ -133,7 +136,7 @@ def test_dual_svm_step_kkt_and_primal_stationarity():
     Y[lab, 0] = np.where(y[lab] == 1, 1.0, -1.0)
     A = lam * np.eye(60) + r * K
     cho = sla.cho_factor(A)
-    step = _DualSVMStep(K, lambda B: sla.cho_solve(cho, B), lab, Y, r, mu, 1e-12)
+    step = DualSVMStep(K, lambda B: sla.cho_solve(cho, B), lab, Y, r, mu, 1e-12)
     e = rng.normal(size=(60, 1))
     f = step(e)
     beta = step.betas[0]
@@ -204,10 +207,10 @@ def test_binary_orientation_recovered_from_a_mirrored_start(two_clusters, name, 
     """The normalized binary problems are symmetric under g -> -g except for the label term;
     started from the mirror image of a good start, the iteration converges to the mirrored cut and
     the final orientation step must pick the sign that agrees with the labels."""
-    import gssl.solvers.tv as tv
+    import gssl.optim.tv_starts as starts
     graph, y = two_clusters
-    real = tv.eigenmap_start
-    monkeypatch.setattr(tv, "eigenmap_start", lambda *a, **k: -real(*a, **k))
+    real = starts.eigenmap_start
+    monkeypatch.setattr(starts, "eigenmap_start", lambda *a, **k: -real(*a, **k))
     est = make_solver(name, {"kernel": RBF, "init": "eigenmap", "radius": "sqrt_n"})
     est.fit(graph, _one_label_each(y), n_classes=2)
     assert np.mean(est.predict() != y) == 0.0
@@ -232,9 +235,7 @@ def test_diffusion_start_is_the_one_hot_of_the_heat_step(three_clusters, dt):
     codes = _one_label_each(y)
     lab = codes >= 0
     Yl = (codes[lab, None] == np.arange(3)).astype(float)
-    est = make_solver("tv_rls", {"init": "diffusion", "diffusion_dt": dt})
-    est._W = graph.W
-    S = est._simplex_start(None, lab, Yl)
+    S = simplex_start("diffusion", None, graph.W, lab, Yl, dt)
     W = sp.csr_matrix(graph.W)
     L = sp.diags(np.asarray(W.sum(axis=1)).ravel()) - W
     F = np.zeros((y.size, 3))
@@ -262,10 +263,10 @@ def test_cheeger_binary_mirror_recovered_from_a_mirrored_start(two_clusters, nam
     """The Cheeger ratio is even; from a mirrored start the iteration ends on the mirrored cut with
     the two labeled nodes as islands. The mirror image with the labels kept has a lower Cheeger
     energy and must be returned."""
-    import gssl.solvers.tv as tv
+    import gssl.optim.tv_starts as starts
     graph, y = two_clusters
-    real = tv.eigenmap_start
-    monkeypatch.setattr(tv, "eigenmap_start", lambda *a, **k: -real(*a, **k))
+    real = starts.eigenmap_start
+    monkeypatch.setattr(starts, "eigenmap_start", lambda *a, **k: -real(*a, **k))
     est = make_solver(name, {"kernel": RBF, "init": "eigenmap"})
     est.fit(graph, _one_label_each(y), n_classes=2)
     assert est.mirrored_
@@ -276,8 +277,6 @@ def test_pairwise_fiedler_refine_recovers_the_bottleneck(three_clusters):
     """A start that splits the union of two clusters by distance to their labeled points (here:
     a third of cluster 1 assigned to class 2) is repaired pair by pair: each pair's sweep cut of
     the oriented Fiedler vector is the bottleneck between the clusters; labels stay fixed."""
-    from gssl.solvers.tv import pairwise_fiedler_refine
-
     graph, y = three_clusters
     codes = _one_label_each(y)
     lab = codes >= 0
@@ -321,8 +320,6 @@ def test_pairwise_fiedler_refine_cuts_the_bridge_next_to_a_labeled_node():
     spread class 0 over half of the other clique (what propagation from a boundary label does)
     is cut back at the bridge by the oriented Fiedler vector's sweep (one connected component
     holding both labels)."""
-    from gssl.solvers.tv import pairwise_fiedler_refine
-
     W = sp.block_diag([np.ones((8, 8)) - np.eye(8)] * 2, format="lil")
     W[7, 8] = W[8, 7] = 1.0
     truth = np.repeat([0, 1], 8)
@@ -332,3 +329,34 @@ def test_pairwise_fiedler_refine_cuts_the_bridge_next_to_a_labeled_node():
     start[8:12] = 0
     np.testing.assert_array_equal(pairwise_fiedler_refine(W.tocsr(), start, codes >= 0, codes),
                                   truth)
+
+
+@pytest.mark.parametrize("name", MULTI)
+def test_every_parameter_declared_keyword_only_and_cloneable(name):
+    """Each constructor parameter has a constraint; constructors are keyword-only; get_params
+    holds exactly the parameters (clone round-trips, nothing else set in __init__)."""
+    import inspect
+
+    from sklearn.base import clone
+
+    cls = type(make_solver(name))
+    params = [p for p in inspect.signature(cls.__init__).parameters.values() if p.name != "self"]
+    assert all(p.kind is inspect.Parameter.KEYWORD_ONLY for p in params)
+    assert {p.name for p in params} <= set(cls._parameter_constraints)
+    est = make_solver(name, {"max_iter": 3})
+    assert vars(est) == est.get_params(deep=False)
+    assert clone(est).get_params() == est.get_params()
+    with pytest.raises(TypeError):
+        cls(RBF)
+    assert not hasattr(cls, "check_params")
+
+
+@pytest.mark.parametrize("name,params", [
+    ("tv_rls", {"normalize": 1}), ("tv_svm", {"radius": "N"}), ("cheeger_svm", {"qp_tol": 0}),
+    ("cheeger_rls", {"prox_max_iter": 2.0}), ("lap_rls_simplex", {"laplacian": "graph"}),
+    ("lap_svm_mc", {"gamma": float("nan")}), ("tv_rls", {"kernel": {"kind": "rbf", "sigma": -1}}),
+    ("cheeger_rls", {"output": "f"}), ("lap_svm_mc", {"normalize": False}),
+])
+def test_invalid_parameters_raise_config_error(name, params):
+    with pytest.raises(ConfigError):
+        make_solver(name, params)

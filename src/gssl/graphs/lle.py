@@ -20,12 +20,14 @@ def _rows(X, rows: np.ndarray) -> np.ndarray:
     return R.toarray() if sp.issparse(R) else np.asarray(R, dtype=np.float64)
 
 
-def barycenter_weights(X, idx: np.ndarray, reg: float = 1e-3) -> np.ndarray:
-    """(n, k) weights w_i minimizing |x_i - sum_j w_ij x_idx[i,j]|^2 subject to sum_j w_ij = 1.
+def barycenter_weights(X, idx: np.ndarray, reg: float = 1e-3, points=None) -> np.ndarray:
+    """(n, k) weights w_i minimizing |x_i - sum_j w_ij X[idx[i,j]]|^2 subject to sum_j w_ij = 1.
 
-    The local Gram G_i = Z_i Z_i^T (Z_i: neighbours minus x_i) is regularized by
-    ``reg * trace(G_i)`` on its diagonal (``reg`` when the trace is 0), the same rule as
-    scikit-learn's LocallyLinearEmbedding. Systems are solved stacked, (batch, k, k) at a time.
+    x_i is row i of ``points`` (default: of X itself; other points, e.g. new samples coded out
+    of sample against X, give one row of ``idx`` each). The local Gram G_i = Z_i Z_i^T (Z_i:
+    neighbours minus x_i) is regularized by ``reg * trace(G_i)`` on its diagonal (``reg`` when
+    the trace is 0), the same rule as scikit-learn's LocallyLinearEmbedding. Systems are solved
+    stacked, (batch, k, k) at a time.
     """
     if isinstance(reg, bool) or not isinstance(reg, numbers.Real) or reg < 0:
         raise ConfigError(f"reg must be a non-negative number, got {reg!r}")
@@ -36,7 +38,8 @@ def barycenter_weights(X, idx: np.ndarray, reg: float = 1e-3) -> np.ndarray:
     eye = np.eye(k)
     for start in range(0, n, batch):
         rows = np.arange(start, min(n, start + batch))
-        Z = _rows(X, idx[rows].ravel()).reshape(len(rows), k, d) - _rows(X, rows)[:, None, :]
+        x = _rows(X if points is None else points, rows)
+        Z = _rows(X, idx[rows].ravel()).reshape(len(rows), k, d) - x[:, None, :]
         G = Z @ Z.transpose(0, 2, 1)
         trace = np.trace(G, axis1=1, axis2=2)
         R = np.where(trace > 0, reg * trace, reg)

@@ -1,5 +1,11 @@
-"""Shared numerics of the solvers (linear solves, PCG pieces, primal manifold machines)."""
+"""Shared numerics of the solvers (linear solves, PCG pieces, primal manifold machines, the TV /
+Cheeger iterations, dictionary learning)."""
 
+from .cheeger import cheeger_energy, cheeger_iteration
+from .dictionary_learning import (AUTHORS_INNER, init_dictionary, knn_laplacian_operator,
+                                  lasso_codes, lle_operator, lle_targets, out_of_sample_codes,
+                                  update_dictionary)
+from .dual_svm import DualSVMStep
 from .fista import FistaResult, fista, l1_prox, project_l2_ball, soft_threshold
 from .graph_ops import (diffuse, edge_list, gradient_norm_bound, gradient_operator,
                         min_conductance_sweep, total_variation)
@@ -14,7 +20,11 @@ from .pcg import (STOPPING, GradientNormCheck, IterationState, MixedCheck, Objec
 from .qp import project_box_hyperplane, qp_box_equality, qp_diagonal, qp_kkt_violation
 from .simplex import (project_simplex, project_simplex_michelot, project_simplex_rows,
                       theta_lower_bound)
-from .tv import rof_objective, rof_prox
+from .ssdl_updates import SSDLModel, probability_update
+from .tv import TVProx, rof_objective, rof_prox
+from .tv_admm import ADMMRun, IterationLog, binary_split_admm, simplex_admm, sphere
+from .tv_starts import (best_of_starts, eigenmap_start, label_start, multiclass_from_init,
+                        pairwise_fiedler_refine, simplex_start)
 
 __all__ = sorted([
     "FistaResult", "fista", "l1_prox", "project_l2_ball", "soft_threshold", "edge_list",
@@ -30,5 +40,10 @@ __all__ = sorted([
     "default_check_every", "make_criterion", "piecewise_quadratic_line_search", "polak_ribiere",
     "project_box_hyperplane", "qp_box_equality", "qp_diagonal", "qp_kkt_violation",
     "project_simplex", "project_simplex_michelot", "project_simplex_rows", "theta_lower_bound",
-    "rof_objective", "rof_prox",
+    "rof_objective", "rof_prox", "TVProx", "ADMMRun", "IterationLog", "binary_split_admm",
+    "simplex_admm", "sphere", "best_of_starts", "eigenmap_start", "label_start",
+    "multiclass_from_init", "pairwise_fiedler_refine", "simplex_start", "cheeger_energy",
+    "cheeger_iteration", "DualSVMStep", "AUTHORS_INNER", "init_dictionary",
+    "knn_laplacian_operator", "lasso_codes", "lle_operator", "lle_targets",
+    "out_of_sample_codes", "update_dictionary", "SSDLModel", "probability_update",
 ])

@@ -21,7 +21,7 @@ import scipy.sparse as sp
 
 from .graph_ops import gradient_norm_bound
 
-__all__ = ["rof_prox", "rof_objective"]
+__all__ = ["TVProx", "rof_prox", "rof_objective"]
 
 
 def rof_objective(D, g, z, gamma: float, r: float) -> float:
@@ -85,3 +85,20 @@ def rof_prox(D, z, gamma: float, r: float, *, tol: float = 1e-6, max_iter: int =
                 break
     info.update(iterations=it, p=p, seconds=time.perf_counter() - t0)
     return best[1], info
+
+
+class TVProx:
+    """``rof_prox`` on one graph at a fixed accuracy, as the g-steps of the TV and Cheeger
+    iterations call it: ``prox(z, gamma, r, p0) -> (g, p)``, warm-started from the previous dual
+    ``p0``; ``iterations`` sums the Chambolle-Pock iterations over all calls."""
+
+    def __init__(self, D, tol: float, max_iter: int):
+        self.D, self.tol, self.max_iter = D, tol, max_iter
+        self.norm_D = gradient_norm_bound(D)
+        self.iterations = 0
+
+    def __call__(self, z, gamma: float, r: float, p0=None):
+        g, info = rof_prox(self.D, z, gamma, r, tol=self.tol, max_iter=self.max_iter, p0=p0,
+                           norm_D=self.norm_D)
+        self.iterations += info["iterations"]
+        return g, info["p"]
