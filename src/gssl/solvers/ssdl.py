@@ -53,6 +53,13 @@ class _MaskedFitMixin:
             raise SolverError("labeled nodes must lie inside train_mask")
         return super().fit(graph, y, n_classes=n_classes, validation=validation)  # a Graph now
 
+    def _start_fit(self, graph, name):
+        """Dense float64 features, the seeded generator; timings_ emptied."""
+        X = require_features(graph, name)
+        self.timings_ = {}
+        return (np.asarray(X.toarray() if sp.issparse(X) else X, dtype=np.float64),
+                np.random.default_rng(self.random_state))
+
     def _decision_new(self, X_new):
         X_new = np.asarray(X_new.toarray() if sp.issparse(X_new) else X_new, dtype=np.float64)
         return self._code_new(X_new) @ self.coef_.T + self.intercept_
@@ -159,10 +166,7 @@ class SSDLGA(_MaskedFitMixin, SemiSupervisedClassifier):
         self.random_state = random_state
 
     def _fit(self, graph, codes, n_classes):
-        X = require_features(graph, "ssdl_ga")
-        X = np.asarray(X.toarray() if sp.issparse(X) else X, dtype=np.float64)
-        rng = np.random.default_rng(self.random_state)
-        self.timings_ = {}
+        X, rng = self._start_fit(graph, "ssdl_ga")
         t0 = time.perf_counter()
         lab = np.flatnonzero((codes >= 0) & self._train_mask)
         unl = np.flatnonzero((codes < 0) & self._train_mask)
@@ -296,10 +300,7 @@ class SparseCodingSVM(_MaskedFitMixin, SemiSupervisedClassifier):
         from sklearn.model_selection import GridSearchCV, StratifiedKFold
         from sklearn.svm import LinearSVC
 
-        X = require_features(graph, "sc_svm")
-        X = np.asarray(X.toarray() if sp.issparse(X) else X, dtype=np.float64)
-        rng = np.random.default_rng(self.random_state)
-        self.timings_ = {}
+        X, rng = self._start_fit(graph, "sc_svm")
         lab = np.flatnonzero(codes >= 0)
         Xl, nl = X[lab], lab.size
         beta = 0.0 if self.graph_reg == "none" else float(self.beta)
