@@ -220,11 +220,9 @@ def test_laplacian_kinds_have_one_home():
     laplacian = importlib.import_module("gssl.graphs.laplacian")  # gssl.graphs.laplacian is also a function
     assert cache.LAPLACIAN_KINDS is laplacian.LAPLACIAN_KINDS
     assert laplacian.LAPLACIAN_KINDS == (*laplacian.LAPLACIANS, "lle")
-    # gssl.solvers.rls keeps a copy for its laplacian option until the solver work imports it
-    pending = {"solvers/rls.py"}
     copies = [str(p.relative_to(REPO / "src" / "gssl")) for p in (REPO / "src" / "gssl").rglob("*.py")
               if re.search(r'"unnormalized",\s*"normalized",\s*"random_walk"', p.read_text())]
-    assert set(copies) - pending == {"graphs/laplacian.py"}
+    assert set(copies) == {"graphs/laplacian.py"}
 
 
 def test_workflow_derives_its_dataset_sets_from_the_registry():

@@ -4,12 +4,9 @@ closed form vs PCG, early-stopping criteria on scripted sequences, edge cases.""
 import numpy as np
 import pytest
 import scipy.optimize as so
-import scipy.sparse as sp
 from sklearn.datasets import make_blobs, make_moons
-from sklearn.neighbors import kneighbors_graph
 
 from gssl.errors import ConfigError, SolverError
-from gssl.graphs import Graph
 from gssl.kernels import kernel_matrix
 from gssl.optim import (GradientNormCheck, IterationState, LaplacianPower, MixedCheck,
                         ObjectiveDecreaseCheck, StabilityCheck, ValidationCheck,
@@ -21,12 +18,9 @@ from gssl.solvers.lapsvm import LapRLSC, LapSVMDual, LapSVMNewton, LapSVMPCG
 from gssl.solvers.registry import make_solver
 from gssl.solvers.rls import LaplacianRLS
 
+from graph_helpers import knn_graph
+
 RBF = {"kind": "rbf", "sigma": 0.7}
-
-
-def knn_graph(X, k=6, kind="normalized"):
-    W = kneighbors_graph(X, k, mode="connectivity")
-    return Graph(W=sp.csr_matrix(W.maximum(W.T)), X=X, laplacian_kind=kind)
 
 
 def small_problem(n=40, p=1, seed=0, kind="normalized"):

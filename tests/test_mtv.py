@@ -19,6 +19,8 @@ from gssl.solvers import make_solver, solver_modules
 from gssl.solvers.clustering import KMeansClustering, SpectralGraphClustering
 from gssl.solvers.mtv import MTVClustering
 
+from graph_helpers import knn_graph
+
 
 def random_graph(n, density=0.3, seed=0, weighted=True):
     rng = np.random.default_rng(seed)
@@ -136,8 +138,7 @@ def test_operator_norm_and_diffusion():
 def blob_graph():
     X, y = make_blobs(240, centers=[[0, 0], [6, 0], [0, 6], [6, 6]], cluster_std=1.3,
                       random_state=0)
-    A = kneighbors_graph(X, 8, mode="connectivity")
-    return Graph(W=sp.csr_matrix(A.maximum(A.T)), X=X), y
+    return knn_graph(X, 8), y
 
 
 def test_energy_descent_estimate_every_outer_step(blob_graph):

@@ -6,7 +6,6 @@ from sklearn.base import clone
 from sklearn.datasets import make_blobs, make_moons
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.kernel_ridge import KernelRidge
-from sklearn.neighbors import kneighbors_graph
 from sklearn.semi_supervised import LabelSpreading
 from sklearn.svm import SVC
 
@@ -17,13 +16,10 @@ from gssl.metrics import error_rate
 from gssl.solvers import (SOLVERS, KernelRLS, KernelSVM, LabelSpreadingBaseline, LaplacianRLS,
                           make_solver, solver_modules)
 
+from graph_helpers import knn_graph
+
 RBF = {"kind": "rbf", "sigma": 0.8}
 GAMMA = 1 / (2 * 0.8**2)  # sklearn's gamma for RBF
-
-
-def knn_graph(X, k=8, kind="normalized"):
-    W = kneighbors_graph(X, k, mode="connectivity")
-    return Graph(W=sp.csr_matrix(W.maximum(W.T)), X=X, laplacian_kind=kind)
 
 
 def labels(y, per_class, seed=0, n_classes=None):

@@ -8,7 +8,6 @@ from sklearn.datasets import make_blobs
 from sklearn.neighbors import kneighbors_graph
 
 from gssl.errors import ConfigError
-from gssl.graphs.base import Graph
 from gssl.kernels import kernel_matrix
 from gssl.optim import gradient_operator, qp_kkt_violation
 from gssl.solvers import make_solver, solver_modules
@@ -17,6 +16,8 @@ from gssl.optim.dual_svm import DualSVMStep
 from gssl.optim.tv_admm import sphere
 from gssl.optim.tv_starts import eigenmap_start, pairwise_fiedler_refine, simplex_start
 
+from graph_helpers import knn_graph
+
 RBF = {"kind": "rbf", "sigma": 3.0}
 BINARY = ["tv_rls", "cheeger_rls", "tv_svm", "cheeger_svm"]
 MULTI = ["tv_rls", "cheeger_rls", "tv_svm", "cheeger_svm", "lap_rls_simplex", "lap_svm_mc"]
@@ -24,11 +25,6 @@ MULTI = ["tv_rls", "cheeger_rls", "tv_svm", "cheeger_svm", "lap_rls_simplex", "l
 MULTI_PARAMS = {"cheeger_rls": {"normalize": False, "c": 0.1, "max_iter": 20},
                 "cheeger_svm": {"normalize": False, "c": 0.1, "max_iter": 20},
                 "lap_svm_mc": {"max_iter": 30}}
-
-
-def _graph(X, k=10):
-    W = kneighbors_graph(X, k, mode="connectivity")
-    return Graph(W=sp.csr_matrix(W.maximum(W.T)), X=X, laplacian_kind="normalized")
 
 
 def _one_label_each(y):
@@ -41,13 +37,13 @@ def _one_label_each(y):
 @pytest.fixture(scope="module")
 def two_clusters():
     X, y = make_blobs(120, centers=2, n_features=5, cluster_std=1.0, random_state=0)
-    return _graph(X), y
+    return knn_graph(X, 10), y
 
 
 @pytest.fixture(scope="module")
 def three_clusters():
     X, y = make_blobs(150, centers=3, n_features=5, cluster_std=1.0, random_state=1)
-    return _graph(X), y
+    return knn_graph(X, 10), y
 
 
 @pytest.mark.parametrize("name", BINARY + ["lap_rls_simplex", "lap_svm_mc"])
@@ -170,7 +166,7 @@ def _moons_with_tip_labels(seed=0):
     lab = np.zeros(y.size, bool)
     lab[np.flatnonzero(y == 0)[np.argmax(X[y == 0, 0])]] = True   # tip of moon 0 near moon 1
     lab[np.flatnonzero(y == 1)[np.argmin(X[y == 1, 0])]] = True   # tip of moon 1 near moon 0
-    return _graph(X, k=8), y, lab
+    return knn_graph(X, 8), y, lab
 
 
 @pytest.mark.parametrize("seed", [0, 1])
