@@ -5,9 +5,11 @@ import time
 
 import pytest
 
-from gssl.tracking import (INDEX_TAG, KIND_TAG, RECORD_TAG, SUPERSEDED_TAG, TrackingError,
-                           default_tracking_uri, flatten, init_store, log_cell, log_pending, log_run,
-                           read_pending, read_sentinel, run_tree, summarize, write_pending)
+from gssl.errors import TrackingError
+from gssl.run_records import (INDEX_TAG, KIND_TAG, RECORD_TAG, SUPERSEDED_TAG, read_pending, run_tree,
+                              write_pending)
+from gssl.tracking import (default_tracking_uri, flatten, init_store, log_cell, log_pending, log_run,
+                           read_sentinel, summarize)
 
 
 @pytest.fixture()
@@ -290,7 +292,7 @@ def test_flatten():
 
 
 def test_experiments_carry_the_kind_and_the_saved_views(tmp_path):
-    from gssl.tracking import CELL_VIEW, VIEW_TAG, ui_link
+    from gssl.mlflow_views import CELL_VIEW, VIEW_TAG, ui_link
 
     uri = f"sqlite:///{tmp_path / 'mlflow.db'}"
     ids = init_store(uri, ["clu"], results_dir=tmp_path, descriptions={"clu": "A clustering run."},

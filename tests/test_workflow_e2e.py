@@ -25,7 +25,7 @@ from pathlib import Path
 
 import pytest
 
-from gssl.tracking import read_pending
+from gssl.run_records import read_pending
 
 pytestmark = pytest.mark.e2e
 

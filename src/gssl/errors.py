@@ -35,3 +35,7 @@ class SplitError(GsslError, ValueError):
 
 class SolverError(GsslError, ValueError):
     """A solver cannot run on the given graph and labels."""
+
+
+class TrackingError(GsslError):
+    """The tracking store is unreachable or does not hold the expected experiment."""

@@ -1,24 +1,21 @@
 """MLflow tracking: the only gssl module that imports MLflow.
 
 Jobs that compute (solve, grid, select) never open the store: they write the runs they want logged
-to a *pending-runs file* beside their output (:func:`write_pending`), and one logging job per
-experiment (the ``mlflow_summary`` rule, a local rule) logs them all in one process. Imports and the
-store connection are paid once per experiment instead of once per job (about 2 s each), jobs on
-compute nodes need no route to the tracking server, and one process per experiment writes to the
-store (experiments' logging jobs that meet on a locked sqlite store retry with backoff).
+to a pending-runs file beside their output (:mod:`gssl.run_records`), and one logging job per
+experiment (the ``mlflow_summary`` rule, a local rule) logs them all in one process: imports and
+the store connection are paid once per experiment (about 2 s each), compute nodes need no route to
+the tracking server, and one process per experiment writes to the store (logging jobs that meet on
+a locked sqlite store retry with backoff).
 
 - ``default_tracking_uri(results)``: ``sqlite:///<abs>/results/mlflow.db`` unless ``MLFLOW_TRACKING_URI`` is set.
-- ``init_store``: create the schema and the experiments under a file lock.
-- ``log_pending``: log pending runs that the store does not hold yet (a run tree per record:
-  a root run -- a cell, a block of its splits, a grid point, a selection -- and a child run per
-  split), started with an explicit experiment id (never the active-experiment global state, which
-  misfiles runs under concurrency); a record logged before is found by its tag and not logged twice.
-- ``log_cell`` / ``log_run``: log a run tree / one run directly.
-- ``summarize``: one summary run per experiment holding tables and plots; every run that is not
-  current is tagged ``gssl.superseded=true`` (and a run left RUNNING by a killed logger, KILLED).
-
-The run tree an experiment shows: cell runs at the top level (what the UI's table and charts
-compare), their split runs nested under them, and the summary run beside them.
+- ``init_store``: create the schema and the experiments (with the saved views of
+  :mod:`gssl.mlflow_views`) under a file lock.
+- ``log_pending``: log the pending runs the store does not hold yet (a run tree per record: a root
+  run -- a cell, a block of splits, a grid point, a selection -- and a child run per split),
+  started with an explicit experiment id (never the active-experiment global state, which misfiles
+  runs under concurrency); a record logged before is found by its tag and not logged twice.
+- ``log_cell`` / ``log_run``: log a run tree / one run directly. ``summarize``: one summary run per experiment holding tables and plots; every run that is not
+  current is tagged ``gssl.superseded=true`` (and a run left RUNNING by a killed logger, KILLED).The UI shows cell runs at the top (what its table and charts compare), their split runs nested.
 """
 
 from __future__ import annotations
@@ -26,19 +23,19 @@ from __future__ import annotations
 import contextlib
 import fcntl
 import functools
-import gzip
 import json
 import os
 import random
 import time
 from pathlib import Path
 
-from .errors import GsslError
+from .errors import TrackingError
 from .hashing import canonical_json
+from .mlflow_views import EXPERIMENT_KIND, saved_views
+from .run_records import INDEX_TAG, KIND_TAG, RECORD_TAG, SUMMARY_TAG, SUPERSEDED_TAG, read_pending
 
-# MLflow's usage telemetry stays off in every gssl process unless the user turns it on
-# (MLFLOW_DISABLE_TELEMETRY=false): a benchmark run should not contact an outside host, offline
-# jobs cannot, and its background thread made 2 % of server-logged runs fail (issue #21).
+# MLflow's telemetry stays off unless the user turns it on: a benchmark should not contact outside
+# hosts, and its thread made 2 % of server-logged runs fail (issue #21)
 os.environ.setdefault("MLFLOW_DISABLE_TELEMETRY", "true")
 
 
@@ -62,17 +59,7 @@ def _budget_from_env() -> dict[str, str]:
                             "(how long a tracking server may stay silent before a job fails)") from None
 
 
-TAG_PREFIX = "gssl."
-SUMMARY_TAG = "gssl.summary"
-SUPERSEDED_TAG = "gssl.superseded"
-KIND_TAG = "gssl.kind"  # cell | block | split | selection_cell | selection_block | selection | summary
-RECORD_TAG = "gssl.record"  # a root run: the pending record it came from (file path, sha256, index)
-INDEX_TAG = "gssl.record_index"  # a child run: its place among the record's children
 MAX_PARAM_CHARS = 6000
-
-
-class TrackingError(GsslError):
-    """The tracking store is unreachable or does not hold the expected experiment."""
 
 
 # GSSL_MLFLOW_TIMEOUT (default 30 s) bounds each MLflow call; MLFLOW_HTTP_* set by the user win.
@@ -111,101 +98,6 @@ def _artifact_root(uri: str, results_dir) -> str | None:
 
 # What the experiment holds, for MLflow UIs that read it (3.17 decides its landing tab by the
 # browser's "GenAI / Model training" switch or the link's workflowType=machine_learning instead).
-EXPERIMENT_KIND = {"mlflow.experimentKind": "custom_model_development"}
-VIEW_TAG = "mlflow.sharedViewState."  # + view id: a saved view of the runs page, stored server-side
-CELL_VIEW, SPLIT_VIEW, SELECTION_VIEW = "gssl-cells", "gssl-splits", "gssl-selection"
-
-
-def saved_views(headline: str = "error_unlabeled", ascending: bool = True) -> dict[str, str]:
-    """Experiment tags holding the runs-page views a gssl experiment opens on (MLflow 3 saved views).
-
-    ``gssl-cells``: the current cell runs, grouped by protocol and sorted by the headline score,
-    with its mean / standard error, the number of splits, the fit time and the method / protocol /
-    dataset / graph tags as columns; its charts: the score per cell (bars) and score vs fit time.
-    ``gssl-splits``: the current split runs grouped by method and protocol. ``gssl-selection``:
-    the selection stage's runs (the chosen values, the best score; each holds the grid as a table
-    and a plot). Open one with :func:`ui_link`.
-    """
-    def col(kind, name):
-        return f"{kind}.`{name}`"
-
-    def tag_group(*names):  # the table's "Group by" on tag values (groups open)
-        return {"groupByKeys": [{"mode": "tag", "groupByData": f"gssl.{n}"} for n in names],
-                "aggregateFunction": "average"}
-
-    def bar(metric):
-        return {"uuid": f"gssl-bar-{metric}", "type": "BAR", "metricKey": metric,
-                "displayName": metric}
-
-    def scatter(x, y):
-        return {"uuid": f"gssl-scatter-{x}-{y}", "type": "SCATTER",
-                "xaxis": {"key": x, "type": "METRIC"}, "yaxis": {"key": y, "type": "METRIC"}}
-
-    def view(name, kind, columns, widths, group_by, charts):
-        state = {
-            "searchFilter": f"tags.`{SUPERSEDED_TAG}` = 'false' AND tags.`{KIND_TAG}` = '{kind}'",
-            "orderByKey": col("metrics", columns[0][1]), "orderByAsc": ascending,
-            "startTime": "ALL", "lifecycleFilter": "Active", "datasetsFilter": [],
-            "modelVersionFilter": "All Runs",
-            "selectedColumns": [col(*c) for c in columns],
-            "columnOrder": ["attributes.`Run Name`"] + [col(*c) for c in columns],
-            "columnWidths": {"attributes.`Run Name`": widths[0],
-                             **{col(*c): w for c, w in zip(columns, widths[1:])}},
-            "runsHiddenMode": "SHOW_ALL", "viewMaximized": False, "runListHidden": False,
-            # charts: gssl's section first, MLflow's one-chart-per-metric section collapsed
-            "isAccordionReordered": True, "useGroupedValuesInCharts": False,
-            "hideEmptyCharts": True,
-            "compareRunSections": [
-                {"uuid": "gssl", "name": "gssl", "display": True, "isReordered": True,
-                 "columns": 2},
-                {"uuid": "gssl-other", "name": "Model metrics", "display": False,
-                 "isReordered": False}],
-            "compareRunCharts": [{"metricSectionId": "gssl", "deleted": False,
-                                  "isGenerated": False, "runsCountToCompare": 100, **c}
-                                 for c in charts],
-            "groupBy": group_by, "groupsExpanded": {},
-            "globalLineChartConfig": {"xAxisKey": "step", "lineSmoothness": 0,
-                                      "selectedXAxisMetricKey": ""},
-        }
-        return canonical_json({"name": name, "createdAt": 0, "updatedAt": 0,
-                               "state": canonical_json(state)})
-
-    tags = [("tags", f"gssl.{k}") for k in ("method", "protocol", "dataset", "graph")]
-    cells = [("metrics", f"{headline}_mean"), ("metrics", f"{headline}_sem"),
-             ("metrics", "n_splits"), ("metrics", "fit_seconds_mean"), *tags]
-    splits = [("metrics", headline), ("metrics", "fit_seconds"), ("tags", "gssl.split"), *tags]
-    selection = [("metrics", "selection_score_mean"), ("metrics", "n_grid_points"),
-                 ("metrics", "n_splits"), ("params", "chosen"), *tags[:1], *tags[2:]]
-    return {
-        VIEW_TAG + CELL_VIEW: view(
-            "gssl: compare cells", "cell", cells, [340, 170, 160, 90, 150, 130, 110, 110, 110],
-            tag_group("protocol"),
-            [bar(f"{headline}_mean"), scatter("fit_seconds_mean", f"{headline}_mean")]),
-        VIEW_TAG + SPLIT_VIEW: view(
-            "gssl: every split", "split", splits, [440, 150, 130, 80, 130, 110, 110, 110],
-            tag_group("method", "protocol"), [bar(headline), scatter("fit_seconds", headline)]),
-        VIEW_TAG + SELECTION_VIEW: view(
-            "gssl: selection", "selection", selection, [360, 200, 120, 90, 220, 130, 110, 110],
-            None, [bar("selection_score_mean")]),
-    }
-
-
-def run_name(cell: dict, variant: str | None = None, split=None, splits: str = "") -> str:
-    """``method[variant] · protocol [splits a-b] · split i · dataset/prep/graph``: the run names of
-    cells, blocks and splits lead with what tells them apart in the UI's table."""
-    label = f"{cell['method']}[{variant}]" if variant else cell["method"]
-    parts = [label, cell["protocol"] + (f" [splits {splits}]" if splits else "")]
-    if split is not None:
-        parts.append(f"split {split}")
-    return " · ".join(parts + [f"{cell['dataset']}/{cell['prep']}/{cell['graph']}"])
-
-
-def ui_link(experiment_id: str, base: str = "http://127.0.0.1:5000", view: str = CELL_VIEW) -> str:
-    """The MLflow UI address that opens an experiment's runs table on a gssl saved view."""
-    return (f"{base}/#/experiments/{experiment_id}/runs?workflowType=machine_learning"
-            f"&viewStateShareKey={view}")
-
-
 def ensure_experiment(client, name: str, artifact_root: str | None, description: str = "",
                       headline: tuple[str, bool] = ("error_unlabeled", True)) -> str:
     """Get or create experiment ``name`` with its tags (kind, description, saved views); a
@@ -360,44 +252,6 @@ def _log_tree(client, experiment_id: str, root: dict, children: list[dict],
         client.set_terminated(root_id, "FAILED")
         raise
     return root_id, child_ids
-
-
-def run_tree(run: dict, children: list[dict] = ()) -> dict:
-    """A pending record: a root run and its child runs, each a dict as for :func:`log_run`
-    (``name``, ``tags``, ``params``, ``metrics``, optional ``history``, ``artifacts``, ``files``,
-    and ``start_time`` / ``end_time`` in ms since the epoch: when the job computed it)."""
-    return {"run": run, "children": list(children)}
-
-
-def write_pending(path, trees: list[dict]) -> None:
-    """A job's runs to log, as run trees (:func:`run_tree`), in a gzip-compressed JSON file written
-    atomically (a killed job leaves none); :func:`log_pending` logs them."""
-    from .h5io import atomic_path
-
-    data = json.dumps({"gssl_pending_runs": 1, "trees": trees}, sort_keys=True,
-                      default=_json_number).encode()
-    with atomic_path(path) as tmp, open(tmp, "wb") as raw:
-        with gzip.GzipFile(fileobj=raw, mode="wb", compresslevel=1, mtime=0) as fh:
-            fh.write(data)
-
-
-def _json_number(obj):
-    import numpy as np
-
-    if isinstance(obj, np.generic):
-        return obj.item()
-    raise TypeError(f"{type(obj).__name__} is not JSON serializable")
-
-
-def read_pending(path) -> list[dict]:
-    """The run trees of a pending-runs file."""
-    try:
-        with gzip.open(path, "rt") as fh:
-            payload = json.load(fh)
-        return payload["trees"]
-    except (OSError, EOFError, ValueError, KeyError) as exc:
-        raise TrackingError(f"{path} is not a complete pending-runs file ({exc}): delete it and "
-                            f"rerun the job that wrote it (snakemake --rerun-incomplete)") from exc
 
 
 def connect(uri: str, experiment_id: str) -> None:

@@ -4,7 +4,8 @@ from pathlib import Path
 
 from gssl.h5io import atomic_write_text
 from gssl.jobs import job_context
-from gssl.tracking import init_store, ui_link
+from gssl.mlflow_views import ui_link
+from gssl.tracking import init_store
 
 with job_context(snakemake.log[0]) as log:
     name = snakemake.wildcards.experiment

@@ -12,7 +12,8 @@ from gssl.jobs import job_context
 from gssl.metrics import split_statistics
 from gssl.pipeline import read_blocks
 from gssl.report import KEYS
-from gssl.tracking import KIND_TAG, connect, log_pending, read_sentinel, run_name, summarize
+from gssl.run_records import KIND_TAG, run_name
+from gssl.tracking import connect, log_pending, read_sentinel, summarize
 
 sm = snakemake
 with job_context(sm.log[0]) as log:

@@ -8,7 +8,7 @@ from gssl.h5io import atomic_path, atomic_write_text
 from gssl.jobs import job_context
 from gssl.pipeline import read_blocks
 from gssl.selection import choice_record, choose, choose_per_split, grid_table, plot_grid
-from gssl.tracking import KIND_TAG, run_tree, write_pending
+from gssl.run_records import KIND_TAG, run_tree, write_pending
 
 sm = snakemake
 wc = {k: sm.wildcards[k] for k in ("experiment", "dataset", "prep", "graph", "method")}

@@ -19,7 +19,7 @@ from gssl.pipeline import (Cell, block_payload, describe_inputs, expected_params
                            write_block, write_grid)
 from gssl.metrics import split_statistics
 from gssl.selection import methods_for_splits
-from gssl.tracking import KIND_TAG, run_name, run_tree, write_pending
+from gssl.run_records import KIND_TAG, run_name, run_tree, write_pending
 
 sm = snakemake
 wc = {k: sm.wildcards[k] for k in ("experiment", "dataset", "prep", "graph", "method", "protocol")}
