@@ -85,7 +85,9 @@ def _in_results(output: str, results: Path, recorded: str | None) -> Path:
 
 def _check_ledger(ledger: Path, results: Path) -> tuple[list[str], set, int]:
     from .pipeline import read_blocks
-    from .tracking import SUPERSEDED_TAG, TrackingError, store_runs
+    from .errors import TrackingError
+    from .run_records import SUPERSEDED_TAG
+    from .tracking import store_runs
 
     info = json.loads(ledger.read_text())
     try:
