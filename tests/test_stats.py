@@ -6,6 +6,7 @@ import pytest
 from scipy import stats as st
 
 from gssl import compare as C
+from gssl import ranks as R
 from gssl import stats as S
 from gssl import stats_plots as P
 
@@ -162,18 +163,18 @@ def test_paired_tests_rejects_unpaired_methods_and_bad_tables():
 def test_average_ranks_averages_ties_drops_incomplete_rows_and_flips_direction():
     scores = pd.DataFrame({"A": [1.0, 2.0, 5.0, np.nan], "B": [2.0, 2.0, 4.0, 1.0],
                            "C": [3.0, 1.0, 3.0, 2.0]})
-    res = S.average_ranks(scores)
+    res = R.average_ranks(scores)
     assert res.n_dropped == 1 and (res.n, res.k) == (3, 3)
     np.testing.assert_allclose(res.ranks.loc[1], [2.5, 2.5, 1.0])
     # A: (1 + 2.5 + 3) / 3, B: (2 + 2.5 + 2) / 3, C: (3 + 1 + 1) / 3
     assert res.average.to_dict() == pytest.approx({"A": 6.5 / 3, "B": 6.5 / 3, "C": 5 / 3})
     assert list(res.average.index) == ["C", "A", "B"]  # best first, ties in column order
-    flipped = S.average_ranks(scores, higher_is_better=True)
+    flipped = R.average_ranks(scores, higher_is_better=True)
     np.testing.assert_allclose(flipped.ranks, 4 - res.ranks)
 
 
 def test_average_ranks_of_demsar_table_6():
-    res = S.average_ranks(DEMSAR_AUC, higher_is_better=True)
+    res = R.average_ranks(DEMSAR_AUC, higher_is_better=True)
     # The paper prints 3.143 2.000 2.893 1.964: its AUCs as printed move half a rank from
     # C4.5+m+cf to C4.5+cf on one data set; rankdata of the printed values gives these.
     assert res.average[C45].to_numpy() == pytest.approx([44 / 14, 2.0, 41 / 14, 27 / 14])
@@ -183,7 +184,7 @@ def test_friedman_reproduces_demsars_statistics_from_his_ranks():
     # 14 rows of ranks whose column means are the paper's 3.143 2.000 2.893 1.964 exactly
     rows = ([[4, 2, 3, 1]] * 6 + [[3, 1, 4, 2]] * 4 + [[2, 3, 1, 4]] * 2
             + [[3, 4, 1.5, 1.5], [1, 2, 3, 4]])
-    res = S.friedman_test(pd.DataFrame(rows, columns=C45, dtype=float))
+    res = R.friedman_test(pd.DataFrame(rows, columns=C45, dtype=float))
     r = np.array([44, 28, 40.5, 27.5]) / 14
     assert res.ranks.average[C45].to_numpy() == pytest.approx(r)
     chi2 = 12 * 14 / (4 * 5) * (np.sum(r ** 2) - 4 * 5 ** 2 / 4)
@@ -197,17 +198,17 @@ def test_friedman_reproduces_demsars_statistics_from_his_ranks():
 def test_friedman_equals_scipy_without_ties():
     scores = pd.DataFrame(np.random.default_rng(42).normal(size=(12, 5)),
                           columns=list("ABCDE"))
-    res = S.friedman_test(scores)
+    res = R.friedman_test(scores)
     ref = st.friedmanchisquare(*scores.to_numpy().T)
     assert res.chi2 == pytest.approx(ref.statistic)
     assert res.chi2_p_value == pytest.approx(ref.pvalue)
 
 
 def test_friedman_of_identical_rankings_and_too_few_rows():
-    res = S.friedman_test(pd.DataFrame([[1.0, 2.0, 3.0]] * 4, columns=list("ABC")))
+    res = R.friedman_test(pd.DataFrame([[1.0, 2.0, 3.0]] * 4, columns=list("ABC")))
     assert res.chi2 == pytest.approx(4 * 2) and res.f == np.inf and res.p_value == 0.0
     with pytest.raises(ValueError, match="at least 2 data sets"):
-        S.friedman_test(pd.DataFrame([[1.0, 2.0], [np.nan, 1.0]], columns=list("AB")))
+        R.friedman_test(pd.DataFrame([[1.0, 2.0], [np.nan, 1.0]], columns=list("AB")))
 
 
 def test_nemenyi_q_matches_demsar_table_5a():
@@ -215,34 +216,34 @@ def test_nemenyi_q_matches_demsar_table_5a():
     q10 = [1.645, 2.052, 2.291, 2.459, 2.589, 2.693, 2.780, 2.855, 2.920]
     for k, a, b in zip(range(2, 11), q05, q10):
         # the table was derived from 3-decimal studentized-range tables: agree within 1e-3
-        assert S.nemenyi_q(k, 0.05) == pytest.approx(a, abs=1e-3)
-        assert S.nemenyi_q(k, 0.10) == pytest.approx(b, abs=1e-3)
+        assert R.nemenyi_q(k, 0.05) == pytest.approx(a, abs=1e-3)
+        assert R.nemenyi_q(k, 0.10) == pytest.approx(b, abs=1e-3)
     with pytest.raises(ValueError, match="k >= 2"):
-        S.nemenyi_q(1)
+        R.nemenyi_q(1)
 
 
 def test_nemenyi_cd_and_groups_of_demsar_example():
-    cd05 = S.nemenyi_cd(4, 14, 0.05)
-    assert cd05 == pytest.approx(S.nemenyi_q(4) * np.sqrt(4 * 5 / (6 * 14)))
+    cd05 = R.nemenyi_cd(4, 14, 0.05)
+    assert cd05 == pytest.approx(R.nemenyi_q(4) * np.sqrt(4 * 5 / (6 * 14)))
     assert cd05 == pytest.approx(1.25, abs=5e-3)
-    avg = S.average_ranks(DEMSAR_AUC, higher_is_better=True).average
-    assert S.cd_groups(avg, cd05) == [["C4.5+m+cf", "C4.5+m", "C4.5+cf", "C4.5"]]
+    avg = R.average_ranks(DEMSAR_AUC, higher_is_better=True).average
+    assert R.cd_groups(avg, cd05) == [["C4.5+m+cf", "C4.5+m", "C4.5+cf", "C4.5"]]
     # alpha = 0.10 (CD = 1.12): C4.5 is worse than C4.5+m and C4.5+m+cf; C4.5+cf is in between
-    cd10 = S.nemenyi_cd(4, 14, 0.10)
+    cd10 = R.nemenyi_cd(4, 14, 0.10)
     assert cd10 == pytest.approx(1.12, abs=5e-3)
-    assert S.cd_groups(avg, cd10) == [["C4.5+m+cf", "C4.5+m", "C4.5+cf"], ["C4.5+cf", "C4.5"]]
+    assert R.cd_groups(avg, cd10) == [["C4.5+m+cf", "C4.5+m", "C4.5+cf"], ["C4.5+cf", "C4.5"]]
 
 
 def test_cd_groups_on_a_hand_made_case():
     ranks = pd.Series({"C": 3.0, "A": 1.0, "D": 3.2, "B": 1.5})
-    assert S.cd_groups(ranks, 1.0) == [["A", "B"], ["C", "D"]]
+    assert R.cd_groups(ranks, 1.0) == [["A", "B"], ["C", "D"]]
     # D - A = 2.2: under cd = 2.1 the groups overlap, under 2.5 all four are one group
-    assert S.cd_groups(ranks, 2.1) == [["A", "B", "C"], ["B", "C", "D"]]
-    assert S.cd_groups(ranks, 2.5) == [["A", "B", "C", "D"]]
-    assert S.cd_groups(ranks, 0.1) == []
-    assert S.cd_groups(ranks, 0.5) == [["C", "D"]]  # the difference must be < cd, not <=
+    assert R.cd_groups(ranks, 2.1) == [["A", "B", "C"], ["B", "C", "D"]]
+    assert R.cd_groups(ranks, 2.5) == [["A", "B", "C", "D"]]
+    assert R.cd_groups(ranks, 0.1) == []
+    assert R.cd_groups(ranks, 0.5) == [["C", "D"]]  # the difference must be < cd, not <=
     with pytest.raises(ValueError, match="non-negative"):
-        S.cd_groups(ranks, -1.0)
+        R.cd_groups(ranks, -1.0)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -327,8 +328,8 @@ def assert_png(path, min_bytes=5000):
 def test_plots_write_png_files(tmp_path):
     runs = pd.concat([two_settings(np.random.default_rng(5)),
                       two_settings(np.random.default_rng(6)).assign(dataset="other")])
-    ranks = S.average_ranks(S.score_table(runs, "error_unlabeled"))
-    cd = S.nemenyi_cd(ranks.k, ranks.n)
+    ranks = R.average_ranks(R.score_table(runs, "error_unlabeled"))
+    cd = R.nemenyi_cd(ranks.k, ranks.n)
     P.plot_cd_diagram(ranks.average, cd, tmp_path / "cd.png", title="error")
     P.plot_boxes(runs, "error_unlabeled", tmp_path / "sub" / "boxes.png")
     P.plot_rank_heatmap(ranks.ranks, tmp_path / "heat.png")

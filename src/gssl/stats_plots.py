@@ -10,7 +10,8 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from .stats import SETTING, StatsError, cd_groups, check_runs, higher_is_better
+from .ranks import cd_groups
+from .stats import SETTING, StatsError, check_runs, higher_is_better
 
 BEST_COLOR, OTHER_COLOR = "#e8913a", "#b9cde5"  # orange best box among light blue ones
 
@@ -41,14 +42,14 @@ def plot_cd_diagram(avg_ranks: pd.Series, cd: float, out, title: str | None = No
     A rank axis 1..k on top, best (rank 1) on the left; each method hangs from its average rank
     by an elbow line to its label (the better half on the left, the rest on the right). The
     critical difference is a scale bar above the axis; thick bars below the axis join the groups
-    of :func:`gssl.stats.cd_groups`, methods not significantly different.
+    of :func:`gssl.ranks.cd_groups`, methods not significantly different.
 
     Parameters
     ----------
     avg_ranks : Series
         Average rank per method (index: method names), in any order.
     cd : float
-        Critical difference, e.g. :func:`gssl.stats.nemenyi_cd`.
+        Critical difference, e.g. :func:`gssl.ranks.nemenyi_cd`.
     out : str or Path
         Image file to write (format from the suffix).
     title : str, optional

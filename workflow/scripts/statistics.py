@@ -8,7 +8,8 @@ import math
 from gssl.h5io import atomic_path, atomic_write_text
 from gssl.jobs import job_context
 from gssl.report import aggregate, headline_metric, load_runs, statistics_markdown
-from gssl.stats import StatsError, average_ranks, cell_summary, friedman_test, higher_is_better, nemenyi_cd, paired_tests, score_table
+from gssl.ranks import average_ranks, friedman_test, nemenyi_cd, score_table
+from gssl.stats import StatsError, cell_summary, higher_is_better, paired_tests
 from gssl.stats_plots import plot_boxes, plot_cd_diagram, plot_note, plot_rank_heatmap
 
 sm = snakemake
