@@ -11,11 +11,9 @@ import numpy as np
 import pandas as pd
 
 from .metrics import HIGHER_IS_BETTER, SCORE_PREFIXES, split_statistics  # noqa: F401 - re-exported
+from .stats import KEYS
 
-KEYS = ["dataset", "prep", "graph", "method", "protocol"]
 ERROR_METRICS = ["error_unlabeled", "error_validation", "error_test", "macro_error_unlabeled"]
-
-
 
 
 def load_runs(paths) -> pd.DataFrame:

@@ -11,7 +11,7 @@ from gssl.h5io import atomic_write_text
 from gssl.jobs import job_context
 from gssl.metrics import split_statistics
 from gssl.pipeline import read_blocks
-from gssl.report import KEYS
+from gssl.stats import KEYS
 from gssl.run_records import KIND_TAG, run_name
 from gssl.tracking import connect, log_pending, read_sentinel, summarize
 
