@@ -7,7 +7,7 @@ import re
 import numpy as np
 import pytest
 
-from gssl.cli import main
+from gssl.cli import _doc_parts, main
 from gssl.features import save_features
 from gssl.graphs import build_graph
 from gssl.graphs.cache import save_graph
@@ -76,8 +76,11 @@ def test_solvers_named_show_full_description_and_every_parameter(capsys):
     flat = " ".join(out.split())
     for name in ("laprlsc", "mtv"):
         cls = SOLVERS[name]
-        for par in inspect.getdoc(cls).split("\n\n"):  # every paragraph, not only the first
+        paragraphs, described = _doc_parts(cls)  # the numpydoc Parameters section: per parameter
+        for par in paragraphs:  # every paragraph, not only the first
             assert " ".join(par.split()) in flat, (name, par[:40])
+        for p, text in described.items():
+            assert " ".join(text.split()) in flat, (name, p)
         for p, default in cls().get_params(deep=False).items():
             assert f"  {p} = {default!r}\n" in out, (name, p)
     assert "lap_rls " not in out and "cheeger_rls" not in out  # only the named ones
