@@ -96,7 +96,7 @@ def test_yaml11_exponent_without_dot_gets_the_fix(config):
 
 
 def test_expected_headline_is_known_before_anything_runs():
-    from gssl.config import expected_headline
+    from gssl.plan import expected_headline
 
     cfg = {"methods": {"m": {"solver": "mtv"}, "r": {"solver": "rls"}},
            "protocols": {"u": {"kind": "unsupervised"}, "cv": {"kind": "melacci_cv"},

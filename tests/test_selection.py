@@ -7,7 +7,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from gssl.config import grid_variants, grid_values, validate_config
+from gssl.config import validate_config
+from gssl.plan import grid_values, grid_variants
 from gssl.errors import ConfigError
 from conftest import build_moons_cell
 from gssl.pipeline import Cell, run_cell

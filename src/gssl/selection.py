@@ -16,7 +16,7 @@ from pathlib import Path
 
 import numpy as np
 
-from .config import set_dotted, get_dotted, grid_variants
+from .plan import get_dotted, grid_variants, set_dotted
 from .errors import ConfigError
 from .metrics import HIGHER_IS_BETTER
 

@@ -4,8 +4,8 @@ import json
 import sys
 from pathlib import Path
 
-from gssl.config import (expected_headline, experiments_to_run, grid_variants, load_yaml, selected_by,
-                         selection_jobs, solve_jobs, validate_config)
+from gssl.config import load_yaml, selected_by, validate_config
+from gssl.plan import expected_headline, experiments_to_run, grid_variants, selection_jobs, solve_jobs
 from gssl.datasets import generated_datasets
 from gssl.errors import ConfigError
 from gssl.hashing import module_source_hash
