@@ -31,12 +31,12 @@ def registries() -> dict[str, tuple[str, ...]]:
     from .features import STEPS
     from .graphs import BACKENDS, GRAPH_KINDS, LAPLACIAN_KINDS, SIGMA_RULES, SYMMETRIZATIONS, WEIGHTS
     from .solvers.registry import SOLVERS
-    from .splits import _PROTOCOLS
+    from .splits import PROTOCOL_KINDS
 
     return {"datasets": tuple(REGISTRY), "preprocessing_steps": tuple(STEPS),
             "graph_kinds": GRAPH_KINDS, "graph_weights": WEIGHTS, "graph_symmetrize": SYMMETRIZATIONS,
             "laplacians": LAPLACIAN_KINDS, "sigma_rules": SIGMA_RULES, "knn_backends": BACKENDS,
-            "solvers": tuple(SOLVERS), "protocols": tuple(_PROTOCOLS)}
+            "solvers": tuple(SOLVERS), "protocols": PROTOCOL_KINDS}
 
 
 def _inject_registries(node, names: dict) -> None:

@@ -338,6 +338,7 @@ def _unsupervised(y, spec, dataset, pid):
 _PROTOCOLS = {"labels_per_class": _labels_per_class, "melacci_cv": _melacci_cv,
               "per_class_counts": _per_class_counts, "label_fraction": _label_fraction,
               "unsupervised": _unsupervised}
+PROTOCOL_KINDS = tuple(_PROTOCOLS)  # the protocol kinds a config may name (the schema's enum)
 
 
 def make_splits(y, spec: dict, dataset: str, protocol_id: str) -> np.ndarray:
