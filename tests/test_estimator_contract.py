@@ -47,16 +47,6 @@ FAST = {
 }
 
 
-def _legacy(name):
-    """Estimators still validated by a ``check_params`` method (tv.py / ssdl.py move to
-    ``_parameter_constraints`` in their own change): the contract's declarative parts are
-    expected to fail for them, and must pass -- strict xfail -- as soon as ``check_params`` goes."""
-    return pytest.param(name, marks=pytest.mark.xfail(
-        strict=True, reason=f"{SOLVERS[name].__name__} still validates in check_params "
-                            f"(not yet converted to _parameter_constraints)")) \
-        if hasattr(SOLVERS[name], "check_params") else name
-
-
 def _params(name):
     names = SOLVERS[name]._get_param_names()
     params = {k: v for k, v in FAST.get(name, {}).items() if k in names}
@@ -85,15 +75,15 @@ def _fit(est, problem):
 
 
 # -- declarations --------------------------------------------------------------------------------
-@pytest.mark.parametrize("name", [_legacy(n) for n in NAMES])
+@pytest.mark.parametrize("name", NAMES)
 def test_every_parameter_has_a_constraint(name):
     cls = SOLVERS[name]
     missing = sorted(set(cls._get_param_names()) - set(cls._parameter_constraints))
     assert not missing, f"{cls.__name__}: no constraint for {missing}"
-    assert not hasattr(cls, "check_params")
+    assert not hasattr(cls, "check_params")  # the old validation hook is no longer called
 
 
-@pytest.mark.parametrize("name", [_legacy(n) for n in NAMES])
+@pytest.mark.parametrize("name", NAMES)
 def test_constructor_is_keyword_only(name):
     cls = SOLVERS[name]
     params = [p for p in inspect.signature(cls.__init__).parameters.values() if p.name != "self"]
@@ -180,7 +170,7 @@ def test_a_bad_value_is_a_config_error_naming_the_parameter(name, param, value):
         make_solver(name, {param: value})
 
 
-@pytest.mark.parametrize("name", [_legacy(n) for n in NAMES])
+@pytest.mark.parametrize("name", NAMES)
 def test_fit_validates_params_set_after_construction(name, problem):
     """fit validates too (a set_params or an attribute assignment bypasses make_solver)."""
     cls = SOLVERS[name]

@@ -11,7 +11,7 @@ import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils.validation import check_is_fitted
 
-from ..errors import ConfigError, SolverError
+from ..errors import SolverError
 from .params import ParamValidation
 
 
@@ -180,17 +180,3 @@ def ova_targets(codes_labeled: np.ndarray, n_classes: int) -> np.ndarray:
 def ova_scores(F: np.ndarray) -> np.ndarray:
     """(n, C) scores from one-vs-all outputs; a single binary column f becomes [-f, f]."""
     return np.column_stack([-F[:, 0], F[:, 0]]) if F.shape[1] == 1 else F
-
-
-# legacy helpers of the check_params era: tv.py and ssdl.py still call them until they declare
-# _parameter_constraints; remove them with those calls
-def check_positive(owner: str, **values) -> None:
-    for name, v in values.items():
-        if isinstance(v, bool) or not isinstance(v, (int, float, np.number)) or not v > 0:
-            raise ConfigError(f"{owner}: {name} must be a positive number, got {v!r}")
-
-
-def check_nonnegative(owner: str, **values) -> None:
-    for name, v in values.items():
-        if isinstance(v, bool) or not isinstance(v, (int, float, np.number)) or not v >= 0:
-            raise ConfigError(f"{owner}: {name} must be a number >= 0, got {v!r}")

@@ -133,6 +133,3 @@ class ParamValidation:
 
     def _check_param_relations(self) -> None:
         """Rules between parameters (raise ConfigError); none by default."""
-        legacy = getattr(self, "check_params", None)  # transitional: estimators not yet declarative
-        if legacy is not None:
-            legacy()
