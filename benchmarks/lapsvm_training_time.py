@@ -37,7 +37,7 @@ from gssl.optim import manifold_primal
 from gssl.optim.manifold_primal import LaplacianPower, lapsvm_newton_ova, manifold_pcg
 from gssl.optim.pcg import default_check_every, make_criterion
 from gssl.solvers.base import ova_targets
-from gssl.solvers.lapsvm import lapsvm_dual
+from gssl.optim.manifold_dual import lapsvm_dual
 from gssl.splits import LABELED, TEST, UNLABELED, VALIDATION, make_splits, validate_protocol
 
 DIGITS_B = [[0, 1, 2, 3, 4], [5, 6, 7, 8, 9]]
