@@ -12,6 +12,7 @@ import signal
 import socket
 import subprocess
 import sys
+import tempfile
 import time
 import urllib.request
 from pathlib import Path
@@ -27,10 +28,27 @@ pytestmark = [pytest.mark.server, pytest.mark.e2e, pytest.mark.slow]
 BACKEND = "postgresql" if find_pg_bin() is not None else "sqlite"
 
 
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
+def free_ports(n: int) -> list[int]:
+    """n distinct free ports (all sockets held open until every port is chosen)."""
+    socks = [socket.socket() for _ in range(n)]
+    try:
+        for s in socks:
+            s.bind(("127.0.0.1", 0))
+        return [s.getsockname()[1] for s in socks]
+    finally:
+        for s in socks:
+            s.close()
+
+
+def stop(proc: subprocess.Popen) -> str:
+    """SIGTERM the launcher (it stops MLflow, then PostgreSQL), SIGKILL if it hangs; its output."""
+    if proc.poll() is None:
+        os.killpg(proc.pid, signal.SIGTERM)
+    try:
+        return proc.communicate(timeout=60)[0]
+    except subprocess.TimeoutExpired:
+        os.killpg(proc.pid, signal.SIGKILL)
+        return proc.communicate()[0]
 
 
 def start_server(folder: Path, port: int, pg_port: int, backend: str) -> subprocess.Popen:
@@ -47,8 +65,7 @@ def start_server(folder: Path, port: int, pg_port: int, backend: str) -> subproc
         except OSError:
             pass
         if proc.poll() is not None or time.monotonic() > deadline:
-            proc.kill()
-            raise AssertionError(f"gssl.server did not start:\n{proc.stdout.read()[-3000:]}")
+            raise AssertionError(f"gssl.server did not start:\n{stop(proc)[-3000:]}")
         time.sleep(0.5)
 
 
@@ -58,14 +75,15 @@ def port_open(port: int) -> bool:
 
 
 def test_default_workflow_logs_exactly_to_the_server(tmp_path):
-    port, pg_port = free_port(), free_port()
+    port, pg_port = free_ports(2)
     folder = tmp_path / "server"
-    if BACKEND == "postgresql" and os.geteuid() == 0:
-        folder = Path(os.environ.get("TMPDIR", "/tmp")) / f"gssl-server-test-{port}"  # postgres must reach it
+    if BACKEND == "postgresql" and os.geteuid() == 0:  # PostgreSQL's own account must pass through
+        folder = Path(tempfile.mkdtemp(prefix="gssl-server-test-"))
     t0 = time.monotonic()
-    server = start_server(folder, port, pg_port, BACKEND)
-    started = time.monotonic() - t0
+    server = None
     try:
+        server = start_server(folder, port, pg_port, BACKEND)
+        started = time.monotonic() - t0
         default = yaml.safe_load((REPO / "config" / "config.yaml").read_text())
         ws = make_workspace(tmp_path / "ws", default)
         uri = f"http://127.0.0.1:{port}"
@@ -107,12 +125,12 @@ def test_default_workflow_logs_exactly_to_the_server(tmp_path):
                                  passfile=str(pg.pgpass)) as con:
                 assert con.execute("SELECT count(*) FROM runs").fetchone()[0] == n_runs
             assert oct((pg.pgpass).stat().st_mode & 0o777) == "0o600"
+        assert oct(folder.stat().st_mode & 0o777) in ("0o700", "0o711")  # the user's alone
     finally:
-        os.killpg(server.pid, signal.SIGTERM)  # the server stops MLflow, then PostgreSQL
-        out = server.communicate(timeout=60)[0]
+        out = stop(server) if server is not None else ""
+        shutil.rmtree(folder, ignore_errors=True)
     assert server.returncode in (0, 143, -15), out
     assert not port_open(port) and not port_open(pg_port), "server or PostgreSQL left running"
-    shutil.rmtree(folder, ignore_errors=True)
     FIGURE_ROWS.append({"case": f"default workflow logged to `make server` ({BACKEND} backend)",
                         "splits": len(records), "finished": len(records), "misfiled": 0, "lost": 0,
                         "twice": 0, "runs": n_runs,
@@ -122,4 +140,4 @@ def test_default_workflow_logs_exactly_to_the_server(tmp_path):
 def test_a_missing_postgres_is_named_with_the_fix(tmp_path, monkeypatch):
     monkeypatch.setattr("gssl.server.find_pg_bin", lambda: None)
     with pytest.raises(ServerError, match="apt-get install postgresql.*--backend sqlite"):
-        prepare_postgres(tmp_path, free_port())
+        prepare_postgres(tmp_path, free_ports(1)[0])

@@ -11,9 +11,11 @@ logging jobs and the MLflow UI want a real database. ``--backend sqlite`` gives 
 a sqlite file where PostgreSQL is not installed.
 
 Security: PostgreSQL listens on 127.0.0.1 only (no Unix socket), with a generated password
-(scram-sha-256) kept in ``<dir>/pgpass`` (mode 0600) and handed to MLflow through ``PGPASSFILE``,
-never on a command line. MLflow has no authentication of its own: binding ``--host`` to another
-address exposes the runs to that network; put it behind a proxy that authenticates first.
+(scram-sha-256) kept in ``<dir>/postgres/pgpass`` (mode 0600) and handed to MLflow through
+``PGPASSFILE``, never on a command line; ``--dir`` and all the server writes are the user's alone
+(0700, umask 077). MLflow has no authentication of its own: on a shared host (a cluster's login
+node) every local user can reach 127.0.0.1:<port>, and binding ``--host`` elsewhere exposes the
+runs to that network; put it behind a proxy that authenticates first.
 """
 
 from __future__ import annotations
@@ -84,15 +86,14 @@ class Postgres:
         """Create the cluster once (initdb with a generated superuser password)."""
         if (self.data / "PG_VERSION").is_file():
             return
-        self.folder.mkdir(parents=True, exist_ok=True)
+        owner = _pg_owner()  # under root the cluster belongs to the postgres user
+        private_folder(self.folder, owner=owner)  # a failed earlier init may have chowned it
+        if owner is not None:
+            os.chown(self.folder, owner.pw_uid, owner.pw_gid, follow_symlinks=False)
         password = secrets.token_urlsafe(24)
         pwfile = self.folder / ".initdb-password"
-        _write_private(pwfile, password + "\n")
-        _write_private(self.pgpass, f"127.0.0.1:*:*:{PG_USER}:{password}\n")
-        owner = _pg_owner()
-        if owner is not None:  # running as root: the cluster belongs to the postgres user
-            os.chown(self.folder, owner.pw_uid, owner.pw_gid)
-            os.chown(pwfile, owner.pw_uid, owner.pw_gid)
+        _write_private(pwfile, password + "\n", owner)  # read by initdb
+        _write_private(self.pgpass, f"127.0.0.1:*:*:{PG_USER}:{password}\n")  # read by MLflow
         try:
             self._run(["initdb", "-D", str(self.data), "-U", PG_USER, "--pwfile", str(pwfile),
                        "--auth-host=scram-sha-256", "--auth-local=reject", "-E", "UTF8",
@@ -133,10 +134,29 @@ class Postgres:
                               f"{tail}".rstrip())
 
 
-def _write_private(path: Path, text: str) -> None:
-    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+def _write_private(path: Path, text: str, owner=None) -> None:
+    """A new file of mode 0600 (never through a link someone planted), owned by ``owner``."""
+    path.unlink(missing_ok=True)
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o600)
     with os.fdopen(fd, "w") as f:
+        os.fchmod(f.fileno(), 0o600)
+        if owner is not None:
+            os.fchown(f.fileno(), owner.pw_uid, owner.pw_gid)
         f.write(text)
+
+
+def private_folder(folder: Path, traversable: bool = False, owner=None) -> Path:
+    """``folder`` created with mode 0700 (0711 when another account, PostgreSQL's under root,
+    must pass through it), refused when a user other than us (or ``owner``) owns it: a folder
+    planted in /tmp."""
+    folder = folder.resolve()
+    folder.mkdir(parents=True, exist_ok=True)
+    st = folder.lstat()
+    if st.st_uid not in (os.geteuid(), getattr(owner, "pw_uid", os.geteuid())):
+        raise ServerError(f"{folder} belongs to another user (uid {st.st_uid}); give --dir a "
+                          f"folder of your own")
+    folder.chmod(0o711 if traversable else 0o700)
+    return folder
 
 
 def _pg_owner():
@@ -162,19 +182,18 @@ def prepare_postgres(folder: Path, port: int) -> Postgres:
                           "(psycopg), or use --backend sqlite") from None
     pg = Postgres(folder=folder.resolve() / "postgres", port=port, bin_dir=bin_dir)
     if _pg_owner() is not None:
-        _check_reachable_by_postgres(pg.folder)
+        _check_reachable_by_postgres(folder.resolve())
     pg.init()
     return pg
 
 
 def _check_reachable_by_postgres(folder: Path) -> None:
-    folder.mkdir(parents=True, exist_ok=True)
-    probe = subprocess.run(["runuser", "-u", "postgres", "--", "test", "-x", str(folder.parent)],
+    probe = subprocess.run(["runuser", "-u", "postgres", "--", "test", "-x", str(folder)],
                            capture_output=True)
     if probe.returncode != 0:
         raise ServerError(f"running as root, PostgreSQL runs as the postgres user, which cannot "
-                          f"reach {folder.parent}; give --dir a folder it can reach (e.g. "
-                          f"/var/tmp/gssl-mlflow)")
+                          f"pass through the folders above {folder}; give --dir a folder of "
+                          f"root's below folders others may enter (e.g. under /srv)")
 
 
 def mlflow_command(backend_uri: str, artifacts: Path, host: str, port: int) -> list[str]:
@@ -205,23 +224,24 @@ def serve(folder: Path, *, host: str = "127.0.0.1", port: int = 5000, backend: s
 
     ``ready(url)`` is called once it answers (the CLI prints the address; tests start a run).
     """
-    folder = folder.resolve()
-    folder.mkdir(parents=True, exist_ok=True)
-    pg = None
-    if backend == "postgresql":
-        pg = prepare_postgres(folder, pg_port)
-        pg.start()
-        backend_uri, env = pg.uri, pg.env()
-    elif backend == "sqlite":
-        backend_uri, env = f"sqlite:///{folder / 'mlflow.db'}", dict(os.environ)
-    else:
+    if backend not in ("postgresql", "sqlite"):
         raise ServerError(f"unknown backend {backend!r}: postgresql or sqlite")
-    # no telemetry, and no GenAI job runner (MLflow 3's huey workers: a tracking store never uses them)
-    env.setdefault("MLFLOW_DISABLE_TELEMETRY", "true")
-    env.setdefault("MLFLOW_SERVER_ENABLE_JOB_EXECUTION", "false")
-    url = f"http://{host}:{port}"
-    proc = None
+    # the runs, artifacts and database are the user's alone (0700; 0711 lets PostgreSQL's own
+    # account pass through under root), and so is everything the server writes (umask 077)
+    folder = private_folder(folder, traversable=backend == "postgresql" and _pg_owner() is not None)
+    old_umask = os.umask(0o077)
+    pg, proc = None, None
     try:
+        if backend == "postgresql":
+            pg = prepare_postgres(folder, pg_port)
+            pg.start()  # inside the try: a failed start still stops the cluster below
+            backend_uri, env = pg.uri, pg.env()
+        else:
+            backend_uri, env = f"sqlite:///{folder / 'mlflow.db'}", dict(os.environ)
+        # no telemetry, and no GenAI job runner (MLflow 3's huey workers: a tracking store never uses)
+        env.setdefault("MLFLOW_DISABLE_TELEMETRY", "true")
+        env.setdefault("MLFLOW_SERVER_ENABLE_JOB_EXECUTION", "false")
+        url = f"http://{host}:{port}"
         with open(folder / "mlflow-server.log", "ab") as log:
             proc = subprocess.Popen(mlflow_command(backend_uri, folder / "artifacts", host, port),
                                     env=env, stdout=log, stderr=log, start_new_session=True)
@@ -234,6 +254,7 @@ def serve(folder: Path, *, host: str = "127.0.0.1", port: int = 5000, backend: s
             ready(url)
         return proc.wait()
     finally:
+        os.umask(old_umask)
         if proc is not None and proc.poll() is None:
             with contextlib.suppress(ProcessLookupError):
                 os.killpg(proc.pid, signal.SIGTERM)

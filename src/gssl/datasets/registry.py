@@ -71,7 +71,6 @@ class DatasetSpec:
         return self.kind in GENERATED_KINDS
 
 
-DATASET_KINDS = ("mirror", "bundled", "generator")
 GENERATED_KINDS = ("bundled", "generator")
 
 

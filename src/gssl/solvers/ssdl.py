@@ -24,7 +24,9 @@ from ..optim.ssdl_updates import SSDLModel
 from .base import SemiSupervisedClassifier, require_features
 from .params import Check, Int, Real, StrOptions, nonnegative, positive
 
-_SEED = ["random_state", np.random.Generator]       # anything np.random.default_rng takes
+# anything np.random.default_rng takes (a large int, a SeedSequence, a list of ints, ...)
+_SEED = [None, np.random.Generator, Check(lambda v: np.random.default_rng(v) is not None,
+                                          "a seed for numpy.random.default_rng")]
 _CODING = {**SemiSupervisedClassifier._parameter_constraints, "n_atoms": [Int(1)],
            "lam": [positive], "alpha": [positive], "beta": [nonnegative], "k": [Int(1)],
            "lle_reg": [nonnegative], "max_iter": [Int(1)], "tol": [nonnegative],
