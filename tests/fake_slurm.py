@@ -376,7 +376,8 @@ def run_task(job: dict, root: Path) -> None:
             update_job(root, job["raw_id"], state="FAILED", exit_code="0:53", start=time.time(),
                        end=time.time())
             return
-        update_job(root, job["raw_id"], state="RUNNING", start=time.time())
+        if update_job(root, job["raw_id"], state="RUNNING", start=time.time())["state"] != "RUNNING":
+            return  # cancelled before it started
         if injected:
             state = _env("FAKE_SLURM_FAIL_STATE", "FAILED")
             out.write(f"fake_slurm: injected failure ({state}) of job {job_id(job)}\n")
@@ -386,7 +387,8 @@ def run_task(job: dict, root: Path) -> None:
         proc = subprocess.Popen(["/bin/sh", job["script"], *job["script_args"]], cwd=job["cwd"],
                                 env=env, stdin=subprocess.DEVNULL, stdout=out, stderr=err,
                                 start_new_session=True)
-        update_job(root, job["raw_id"], pid=proc.pid)
+        if update_job(root, job["raw_id"], pid=proc.pid)["state"] == "CANCELLED":
+            os.killpg(proc.pid, signal.SIGTERM)  # scancel came between the start and the pid's record
         _, status, usage = os.wait4(proc.pid, 0)  # the script's exit, and the CPU its processes used
         code = proc.returncode = os.waitstatus_to_exitcode(status)
     cpu = round(usage.ru_utime + usage.ru_stime, 3)
