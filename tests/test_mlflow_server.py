@@ -14,13 +14,12 @@ import subprocess
 import sys
 import tempfile
 import time
-import urllib.request
 from pathlib import Path
 
 import pytest
 import yaml
 
-from gssl.server import Postgres, ServerError, find_pg_bin, prepare_postgres
+from gssl.server import Postgres, ServerError, find_pg_bin, prepare_postgres, wait_healthy
 from workflow_helpers import FIGURE_ROWS, REPO, make_workspace, smk, split_records
 
 pytestmark = [pytest.mark.server, pytest.mark.e2e, pytest.mark.slow]
@@ -56,17 +55,11 @@ def start_server(folder: Path, port: int, pg_port: int, backend: str) -> subproc
                              str(port), "--pg-port", str(pg_port), "--backend", backend],
                             stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
                             start_new_session=True)
-    deadline = time.monotonic() + 180
-    while True:
-        try:
-            with urllib.request.urlopen(f"http://127.0.0.1:{port}/health", timeout=2) as r:
-                if r.status == 200:
-                    return proc
-        except OSError:
-            pass
-        if proc.poll() is not None or time.monotonic() > deadline:
-            raise AssertionError(f"gssl.server did not start:\n{stop(proc)[-3000:]}")
-        time.sleep(0.5)
+    try:  # the launcher's own readiness check
+        wait_healthy(f"http://127.0.0.1:{port}", proc, timeout=180)
+    except ServerError as exc:
+        raise AssertionError(f"gssl.server did not start ({exc}):\n{stop(proc)[-3000:]}") from None
+    return proc
 
 
 def port_open(port: int) -> bool:

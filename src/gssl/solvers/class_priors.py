@@ -34,18 +34,17 @@ class_priors_spec = Check(_is_prior, f"one of {list(PRIOR_RULES)} or a list of >
                                      f"class fractions")
 
 
-def check_class_priors(owner: str, priors, required: bool = False) -> None:
-    """ConfigError unless ``priors`` is None (when not required), a rule or >= 2 positive numbers
+def check_class_priors(owner: str, priors) -> None:
+    """ConfigError unless ``priors`` is None, a rule or >= 2 positive numbers
     (the method-level ``class_priors`` key of a config; solvers declare ``class_priors_spec``)."""
-    if priors is None and not required:
+    if priors is None:
         return
     if isinstance(priors, str) and priors not in PRIOR_RULES:
         raise ConfigError(f"{owner}: class_priors must be null, one of {list(PRIOR_RULES)} or a "
                           f"list of class fractions, got {priors!r}")
     if not _is_prior(priors):
-        need = " (this method needs them)" if required else ""
         raise ConfigError(f"{owner}: class_priors must be one of {list(PRIOR_RULES)} or a list of "
-                          f">= 2 positive class fractions{need}, got {priors!r}")
+                          f">= 2 positive class fractions, got {priors!r}")
 
 
 def resolve_priors(priors, codes: np.ndarray, n_classes: int) -> np.ndarray | None:
