@@ -7,6 +7,7 @@ from ..hashing import import_closure
 from .baselines import LabelSpreadingBaseline
 from .graph_learning import LaplaceLearning, PLaplaceLearning, PoissonLearning, PoissonMBO
 from .clustering import KMeansClustering, SpectralGraphClustering
+from .mbo import MulticlassMBO, VolumeMBO
 from .lapsvm import LapRLSC, LapSVMDual, LapSVMNewton, LapSVMPCG
 from .mtv import MTVClustering
 from .rls import KernelRLS, LaplacianRLS
@@ -23,6 +24,8 @@ SOLVERS = {
     "poisson": PoissonLearning,
     "poisson_mbo": PoissonMBO,
     "plaplace": PLaplaceLearning,
+    "volume_mbo": VolumeMBO,
+    "multiclass_mbo": MulticlassMBO,
     "ssdl_ga": SSDLGA,
     "sc_svm": SparseCodingSVM,
     "lapsvm_dual": LapSVMDual,
