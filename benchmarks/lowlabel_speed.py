@@ -1,4 +1,4 @@
-"""Laplace, Poisson and PoissonMBO learning: fit time of gssl beside GraphLearning's (1.7.5, the
+"""Laplace, Poisson, PoissonMBO, volume MBO and multiclass MBO learning: fit time of gssl beside GraphLearning's (1.7.5, the
 authors' package), on the same weight matrix and the same label draws, measured side by side in
 one process. Prints per data set, method and labels per class the median fit time of each, the
 ratio GraphLearning / gssl (> 1: gssl faster), and, as a check that the same problem was solved,
@@ -7,7 +7,10 @@ the mean accuracy of each on the unlabeled points and their difference.
 The graphs, draws and method parameters are the workflow's (config/experiments/lowlabel.yaml:
 the knn10_calder graph, read from results/graphs when the workflow has built it, else built with
 the same library code; gssl.splits.make_splits's draws; each method's defaults).
-PoissonMBO gets the labeled set's class fractions as priors on both sides.
+PoissonMBO gets the labeled set's class fractions as priors on both sides; so does volume MBO
+(as integer class sizes, which GraphLearning takes as fractions a hair above them), both at
+temperature 0.1 with exact volumes. Multiclass MBO starts from the same seeded random labels.
+``--methods`` picks among them (default: the three of the issue's speed goal).
 
     OMP_NUM_THREADS=1 python benchmarks/lowlabel_speed.py --datasets mnist_test usps optdigits \\
         pendigits --labels 1 3 5 --draws 5 [--graph-cache results/benchmarks/graphs]
@@ -34,11 +37,13 @@ import graphlearning as gl  # noqa: E402
 from gssl.datasets import load  # noqa: E402
 from gssl.graphs import build_graph  # noqa: E402
 from gssl.graphs.cache import load_graph, save_graph  # noqa: E402
+from gssl.optim.mbo import class_volumes  # noqa: E402
 from gssl.solvers.registry import make_solver  # noqa: E402
 from gssl.splits import LABELED, make_splits  # noqa: E402
 
 GRAPH = "knn10_calder"
 METHODS = ("laplace", "poisson", "poisson_mbo")
+MORE = ("volume_mbo", "multiclass_mbo")
 
 
 def graph_of(cfg: dict, name: str, raw_dir: str, cache_dir: str | None):
@@ -67,6 +72,13 @@ def reference_model(method: str, W, priors):
         return gl.ssl.laplace(W)
     if method == "poisson":
         return gl.ssl.poisson(W)
+    if method == "volume_mbo":
+        n = W.shape[0]
+        return gl.ssl.volume_mbo(W, class_priors=(class_volumes(priors, n) + 0.5) / n,
+                                 temperature=0.1, volume_constraint=1.0)
+    if method == "multiclass_mbo":
+        np.random.seed(0)  # its start: np.random.rand, as ours with random_state=0
+        return gl.ssl.multiclass_mbo(W)
     return gl.ssl.poisson_mbo(W, class_priors=priors)
 
 
@@ -84,6 +96,7 @@ def main(argv=None) -> int:
     ap.add_argument("--draws", type=int, default=5, help="label draws per count (the workflow's first ones)")
     ap.add_argument("--raw-dir", default=str(REPO / "resources/raw"))
     ap.add_argument("--graph-cache", default=None, help="folder for an HDF5 cache of the graphs")
+    ap.add_argument("--methods", nargs="+", default=list(METHODS), choices=METHODS + MORE)
     args = ap.parse_args(argv)
     cfg = yaml.safe_load(Path(args.config).read_text())
 
@@ -96,7 +109,7 @@ def main(argv=None) -> int:
         for per_class in args.labels:
             pid = f"lpc{per_class}"
             roles = make_splits(y, cfg["protocols"][pid], name, pid)[:args.draws]
-            for method in METHODS:
+            for method in args.methods:
                 t_ours, t_gl, acc_ours, acc_gl = [], [], [], []
                 for role in roles:
                     train = np.flatnonzero(role == LABELED)
@@ -104,7 +117,9 @@ def main(argv=None) -> int:
                     codes[train] = y[train]
                     unl = role != LABELED
                     priors = np.bincount(y[train], minlength=y.max() + 1) / train.size
-                    params = cfg["methods"][method].get("params") or {}
+                    params = dict(cfg["methods"][method].get("params") or {})
+                    if method == "multiclass_mbo":
+                        params["random_state"] = 0
                     est, t = timed(lambda: make_solver(method, params).fit(g, codes))
                     t_ours.append(t)
                     acc_ours.append(100 * np.mean(est.transduction_[unl] == y[unl]))
