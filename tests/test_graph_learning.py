@@ -267,3 +267,19 @@ def test_estimators_fit_a_graph_without_features(solver, digits):
     assert est.decision_function_.shape == (y.size, 10)
     assert np.mean(est.transduction_[unl] == y[unl]) > 0.85   # digits at 3 labels per class
     np.testing.assert_array_equal(est.transduction_[train], y[train])
+
+
+@pytest.mark.parametrize("solver", ["laplace", "poisson"])
+def test_renumbered_solves_give_the_same_solution(solver, digits, monkeypatch):
+    """Above RENUMBER_MIN_NODES the CG runs in reverse Cuthill-McKee order; the solution comes
+    back in the original order, equal up to the rounding of the reordered sums."""
+    import gssl.optim.graph_learning as kernels
+
+    X, y, W = digits
+    codes = codes_for(y, draw(y, 2, 3))
+    plain = make_solver(solver, {"tol": 1e-10}).fit(Graph(W=W), codes)
+    monkeypatch.setattr(kernels, "RENUMBER_MIN_NODES", 0)
+    renumbered = make_solver(solver, {"tol": 1e-10}).fit(Graph(W=W), codes)
+    np.testing.assert_allclose(renumbered.decision_function_, plain.decision_function_,
+                               rtol=1e-6, atol=1e-9 * np.abs(plain.decision_function_).max())
+    np.testing.assert_array_equal(renumbered.transduction_, plain.transduction_)

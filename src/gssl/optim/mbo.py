@@ -26,7 +26,7 @@ from .graph_learning import _weights, one_hot, scale_symmetric
 
 
 # -- the volume-constrained assignment -------------------------------------------------------
-WARM = 4.0**4
+WARM = 4.0**4  # warm prices start the eps-scaling at range / 256 (cold: range / 4)
 
 
 def _advantage(V: np.ndarray, own: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -95,8 +95,8 @@ def volume_assignment(A: np.ndarray, lower, upper, *, eps: float = 1e-7, prices=
     tests check it against a linear program). Bounds that are not equalities become one: class c
     offers lower_c required and upper_c - lower_c optional places, and sum(upper) - n
     placeholder rows, worth 0 in an optional place and unable to take a required one, fill the
-    optional places left over (exact, at the cost of those rows; a forward-reverse auction that
-    moves prices both ways, as GraphLearning's, cycles or stops short of the optimum).
+    optional places left over (exact, at the cost of those rows; a forward-reverse auction
+    moving prices both ways, tried first, stopped short of the optimum on such bounds).
     ``prices`` warm-starts the prices (the previous MBO step's). Returns (labels, prices).
     """
     A = np.asarray(A, dtype=np.float64)
