@@ -413,14 +413,20 @@ def plot(table: pd.DataFrame, out, experiment: str, protocol_labels: dict | None
 
     metric = metric or headline_metric(table)
     groups = list(table.groupby(["dataset", "prep", "graph"], sort=False))
-    fig, axes = plt.subplots(1, len(groups), figsize=(5.5 * len(groups), 4), squeeze=False)
+    methods = list(dict.fromkeys(table["method"]))
+    ncol = min(len(methods), 6)
+    legend_rows = -(-len(methods) // ncol)
+    height = 4 + 0.3 * legend_rows  # one legend under the panels, not one over each panel's lines
+    fig, axes = plt.subplots(1, len(groups), figsize=(5.5 * len(groups), height), squeeze=False)
+    colors = {m: f"C{i % 10}" for i, m in enumerate(methods)}  # a method's colour in every panel
     for ax, ((ds, prep, graph), sub) in zip(axes[0], groups):
         protocols = list(dict.fromkeys(sub["protocol"]))
         x = np.arange(len(protocols))
         for method, msub in sub.groupby("method", sort=False):
             msub = msub.set_index("protocol").reindex(protocols)
             mean = msub[f"{metric}_mean"].to_numpy(float)
-            line, = ax.plot(x, mean, marker="o", label=method)
+            line, = ax.plot(x, mean, marker="o", label=method, color=colors[method],
+                            linestyle="-" if methods.index(method) < 10 else "--")
             if f"{metric}_sem" in msub:  # 95 % Student-t band of the mean over the splits
                 n = msub["n_splits"].to_numpy(float)
                 half = t_quantile(0.95, n) * msub[f"{metric}_sem"].to_numpy(float)
@@ -431,9 +437,11 @@ def plot(table: pd.DataFrame, out, experiment: str, protocol_labels: dict | None
         ax.set_ylabel(f"{metric.replace('_', ' ')} (%)")
         ax.set_title(f"{ds} · {prep} · {graph}")
         ax.grid(alpha=0.3)
-        ax.legend(fontsize=8)
+    handles = {h.get_label(): h for ax in axes[0] for h in ax.get_lines()}
+    fig.legend([handles[m] for m in methods if m in handles], [m for m in methods if m in handles],
+               loc="lower center", ncol=ncol, fontsize=9, frameon=False)
     fig.suptitle(f"Experiment {experiment}: mean over the splits, shaded 95 % confidence band")
-    fig.tight_layout()
+    fig.tight_layout(rect=(0, 0.3 * legend_rows / height + 0.02, 1, 1))
     Path(out).parent.mkdir(parents=True, exist_ok=True)
     fig.savefig(out, dpi=110, format=fmt)
     plt.close(fig)
