@@ -103,7 +103,7 @@ def _nndescent(X: np.ndarray, n: int, seed: int):
     pynndescent = _optional("pynndescent", "pynndescent")
     # the descent runs with at least pynndescent's default 30 neighbours: with k + 1 = 11 its lists
     # stall far from the true ones on noisy 50-D data (four moons, recall@10 at 10^5: 0.65 with 11,
-    # 0.97 with 30; at 10^6: 0.35 with 11)
+    # 0.97 with 30; at 10^6: 0.35 with 11, 0.85 with 30, where HNSW is the backend to use)
     index = pynndescent.NNDescent(X, n_neighbors=max(n, NND_MIN_NEIGHBORS), random_state=seed,
                                   metric="euclidean")
     idx, dist = index.neighbor_graph
