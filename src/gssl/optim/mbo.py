@@ -131,6 +131,15 @@ def class_volumes(priors: np.ndarray, n: int) -> np.ndarray:
     return sizes
 
 
+def _normalized_adjacency(W, method: str) -> sp.csr_matrix:
+    """W_s = D^-1/2 W D^-1/2 (zero diagonal); SolverError naming ``method`` if a node has no edge."""
+    W, d = _weights(W)
+    if np.any(d == 0):
+        raise SolverError(f"{int((d == 0).sum())} node(s) have no edge; {method} is undefined "
+                          "there: rebuild the graph with a larger k")
+    return scale_symmetric(W, 1.0 / np.sqrt(d))
+
+
 # -- volume MBO --------------------------------------------------------------------------------
 def voronoi_labels(W: sp.csr_matrix, codes: np.ndarray) -> np.ndarray:
     """Each node takes the label of its nearest labeled node in the graph distance with edge
@@ -142,7 +151,7 @@ def voronoi_labels(W: sp.csr_matrix, codes: np.ndarray) -> np.ndarray:
     from scipy.sparse.csgraph import dijkstra
 
     labeled = np.flatnonzero(codes >= 0)
-    lengths = sp.csr_matrix(W, copy=True)
+    lengths = sp.csr_matrix(W, dtype=np.float64, copy=True)
     lengths.data = 1.0 / lengths.data
     _, _, sources = dijkstra(lengths, directed=True, indices=labeled, min_only=True,
                              return_predecessors=True)
@@ -169,14 +178,10 @@ def volume_mbo(W, codes: np.ndarray, volumes: np.ndarray, *, volume_constraint: 
     are returned. ``start``: labels to start from instead of the Voronoi cells.
     Returns (labels, psi of the returned labels, info dict: energy, iterations).
     """
-    W, d = _weights(W)
-    n, k = W.shape[0], int(volumes.size)
-    if np.any(d == 0):
-        raise SolverError(f"{int((d == 0).sum())} node(s) have no edge; volume MBO cannot label "
-                          "them: rebuild the graph with a larger k")
+    Ws = _normalized_adjacency(W, "volume MBO")
+    n, k = Ws.shape[0], int(volumes.size)
     rng = check_random_state(rng)
     free = codes < 0
-    Ws = scale_symmetric(W, 1.0 / np.sqrt(d))
     left = np.maximum(volumes - np.bincount(codes[~free], minlength=k), 0)
     lower = np.floor(volume_constraint * left).astype(np.int64)
     upper = np.floor((2.0 - volume_constraint) * left).astype(np.int64)
@@ -192,7 +197,7 @@ def volume_mbo(W, codes: np.ndarray, volumes: np.ndarray, *, volume_constraint: 
     it = 0
     for it in range(1, max_iter + 1):
         psi, energy = diffuse(labels)
-        if energy < best[0]:
+        if temperature > 0 and energy < best[0]:
             best = (energy, labels, psi)
         if temperature > 0 and it == max_iter:
             break  # the last step's labels are scored, not moved again
@@ -231,15 +236,12 @@ def normalized_eigenpairs(W, n_eig: int) -> tuple[np.ndarray, np.ndarray]:
     job's draws share them)."""
     from scipy.sparse.linalg import eigsh
 
-    W, d = _weights(W)
+    W = sp.csr_matrix(W)
     n = W.shape[0]
-    if np.any(d == 0):
-        raise SolverError(f"{int((d == 0).sum())} node(s) have no edge; the normalized Laplacian "
-                          "is undefined there: rebuild the graph with a larger k")
     key = (_fingerprint(W), n_eig)
     if key in _EIGEN_CACHE:
         return _EIGEN_CACHE[key]
-    S = scale_symmetric(W, 1.0 / np.sqrt(d))
+    S = _normalized_adjacency(W, "the normalized Laplacian")
     if n_eig >= n - 1:  # too few nodes for ARPACK: the dense solve
         mu, vecs = np.linalg.eigh(S.toarray())
         order = np.argsort(-mu)[:n_eig]
@@ -277,10 +279,10 @@ def multiclass_mbo(W, codes: np.ndarray, n_classes: int, *, n_eig: int = 50, dt:
     h = dt / n_inner
     shrink = 1.0 / (1.0 + h * lam)
     J = labeled.astype(np.float64)[:, None] * (h * mu)
-    Z = U
-    for _ in range(n_outer):
+    for step in range(n_outer):
         for _ in range(n_inner):
-            Z = X @ (shrink[:, None] * (X.T @ (U - J * (U - F))))
-            U = Z
-        U = one_hot(np.argmax(Z, axis=1), n_classes)
-    return np.argmax(Z, axis=1), Z
+            U = X @ (shrink[:, None] * (X.T @ (U - J * (U - F))))
+        labels = np.argmax(U, axis=1)
+        if step < n_outer - 1:  # the projection; the last diffused U is returned as the scores
+            U = one_hot(labels, n_classes)
+    return labels, U
