@@ -1,10 +1,15 @@
 """Kernels of gssl.optim.graph_learning that the solver tests do not pin down on their own."""
 
 import numpy as np
+import pytest
 import scipy.sparse as sp
 from scipy.sparse.csgraph import connected_components
+from scipy.sparse.linalg import spsolve
 
-from gssl.optim.graph_learning import components, scale_symmetric
+import gssl.optim.graph_learning as kernels
+from gssl.optim.graph_learning import (components, laplace_learning, normalized_graph, renumbered,
+                                       scale_symmetric)
+from gssl.optim.shared_operators import graph_operator, shared_graph_operators
 
 
 def _graph(n=400, seed=0):
@@ -31,3 +36,56 @@ def test_components_are_the_undirected_partition():
     assert n_comp > 1 and got.max() + 1 == n_comp
     pairs = set(zip(ref.tolist(), got.tolist()))  # a bijection between the two labelings
     assert len(pairs) == n_comp
+
+
+def test_renumbered_is_the_permuted_matrix():
+    W = _graph()
+    perm = np.random.default_rng(2).permutation(W.shape[0])
+    position = np.argsort(perm)
+    got = renumbered(W, perm, position)
+    assert (got != W[perm][:, perm]).nnz == 0
+    np.testing.assert_array_equal(W.toarray(), _graph().toarray())  # W untouched
+
+
+@pytest.mark.parametrize("threshold", [np.inf, 0])  # the nodes' own order, and renumbered
+def test_laplace_learning_is_the_harmonic_extension(threshold, monkeypatch):
+    """The masked solve on the shared normalized operator gives L_uu U_u = W_ul F (a direct
+    sparse solve), whether or not the CG runs in reverse Cuthill-McKee order."""
+    monkeypatch.setattr(kernels, "RENUMBER_MIN_NODES", threshold)
+    W = _graph(n=300, seed=5) + sp.diags(np.ones(299), 1) + sp.diags(np.ones(299), -1)  # connected
+    W = sp.csr_matrix(W)
+    labeled = np.array([3, 77, 150, 290])
+    F = np.eye(4)[[0, 1, 2, 3]] + 0.5
+    U, cg = laplace_learning(W, labeled, F, tol=1e-12)
+    free = np.setdiff1d(np.arange(300), labeled)
+    L = sp.csr_matrix(sp.diags(np.asarray(W.sum(axis=1)).ravel()) - W)
+    ref = spsolve(sp.csc_matrix(L[free][:, free]), W[free][:, labeled] @ F)
+    np.testing.assert_allclose(U[free], ref, rtol=1e-9, atol=1e-12)
+    np.testing.assert_array_equal(U[labeled], F)
+    assert cg.converged and cg.X.shape == (free.size, 4)
+
+
+def test_graph_operators_are_built_once_per_w_inside_a_block():
+    W, other = _graph(seed=6), _graph(seed=7)
+    calls = []
+
+    def build():
+        calls.append(1)
+        return np.arange(3.0)
+
+    assert graph_operator(W, "k", build) is not graph_operator(W, "k", build)  # no block: fresh
+    assert len(calls) == 2
+    with shared_graph_operators(W):
+        first = graph_operator(W, "k", build)
+        assert graph_operator(W, "k", build) is first and len(calls) == 3
+        with shared_graph_operators(W):  # nested, same W: the outer block's
+            assert graph_operator(W, "k", build) is first
+        graph_operator(other, "k", build)  # another W (a copy, a sub-graph): not cached
+        graph_operator(other, "k", build)
+        assert len(calls) == 5
+        with pytest.raises(ValueError, match="read-only"):  # a caller cannot change the next split's
+            first[0] = 1.0
+        ng = normalized_graph(W)
+        assert normalized_graph(W) is ng and not ng.Wn.data.flags.writeable
+        assert components(W) is components(W)
+    assert graph_operator(W, "k", build) is not first  # the block has ended

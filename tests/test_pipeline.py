@@ -26,6 +26,7 @@ METHODS = {
     "lap_svm_mc": {"solver": "lap_svm_mc", "params": {"kernel": RBF}},
     "label_spreading": {"solver": "label_spreading", "params": {}},
     "laplace": {"solver": "laplace", "params": {"reweighting": "wnll"}},
+    "laplace_shared": {"solver": "laplace", "params": {}},  # on the cell's shared operators
     "poisson": {"solver": "poisson", "params": {}},
     "poisson_mbo": {"solver": "poisson_mbo", "params": {"n_outer": 3}},
     "plaplace": {"solver": "plaplace", "params": {"p": 5}},
@@ -52,6 +53,21 @@ def test_batched_splits_equal_one_process_per_split(cell_files, name):
         assert ({k: v for k, v in result["metrics"].items() if k not in timing}
                 == {k: v for k, v in alone["metrics"].items() if k not in timing})
         assert result["history"] == alone["history"]
+
+
+@pytest.mark.parametrize("name", ["laplace_shared", "poisson"])
+def test_a_cell_builds_its_graph_operators_once(cell_files, name, monkeypatch):
+    """The normalized W (and its renumbering) and the components are built once for the splits
+    of a cell, not once per split."""
+    import gssl.optim.graph_learning as kernels
+
+    builds = []
+    build = kernels._normalized_graph
+    monkeypatch.setattr(kernels, "_normalized_graph", lambda *a: builds.append(1) or build(*a))
+    run_cell(Cell(*cell_files), [0, 1, 2, 3], METHODS[name])
+    assert len(builds) == 1
+    run_solver(*cell_files, 0, METHODS[name])  # a lone split builds its own
+    assert len(builds) == 2
 
 
 def test_method_level_class_priors_correct_any_classifier(cell_files):

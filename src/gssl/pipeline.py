@@ -207,10 +207,12 @@ def fit_split(cell: Cell, split: int, method: dict, seed: int = 0) -> dict:
 
 
 def run_cell(cell: Cell, splits, method: dict, seed: int = 0) -> list[dict]:
-    """Fit one method on several splits of a loaded cell, sharing kernel matrices between them."""
+    """Fit one method on several splits of a loaded cell, sharing kernel matrices and graph
+    operators (components, the normalized W and its renumbering) between them."""
     from .kernels import shared_kernels
+    from .optim.shared_operators import shared_graph_operators
 
-    with shared_kernels(cell.X):
+    with shared_kernels(cell.X), shared_graph_operators(cell.graph.W):
         return [fit_split(cell, s, method, seed) for s in splits]
 
 
@@ -220,8 +222,10 @@ def run_grid(cell: Cell, splits, points: list, seed: int = 0, log=None) -> list[
     with predictions and histories dropped (hundreds of fits: selection needs the metrics only)."""
     from .kernels import shared_kernels
 
+    from .optim.shared_operators import shared_graph_operators
+
     out = []
-    with shared_kernels(cell.X):
+    with shared_kernels(cell.X), shared_graph_operators(cell.graph.W):
         for i, (variant, method) in enumerate(points):
             results = [dict(r, predictions=None, history=[]) for r in run_cell(cell, splits, method, seed)]
             out.append((variant, method, results))

@@ -15,11 +15,14 @@ settle details the papers leave open, each noted where it applies. ``L = D - W``
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import numpy as np
 import scipy.sparse as sp
 
 from ..errors import SolverError
 from .block_cg import BlockCGResult, block_cg
+from .shared_operators import graph_operator
 
 REWEIGHTINGS = ("none", "wnll", "properly")
 R_RULES = ("median_label_distance",)  # a data-driven radius for the properly weighted Laplacian
@@ -46,22 +49,87 @@ def scale_symmetric(W: sp.csr_matrix, s: np.ndarray) -> sp.csr_matrix:
                          shape=W.shape)
 
 
-def identity_minus_cg(Wn: sp.csr_matrix, rhs: np.ndarray, *, tol: float,
-                      max_iter: int) -> BlockCGResult:
-    """Block CG on (I - Wn) X = rhs. From RENUMBER_MIN_NODES nodes the system is solved in reverse
-    Cuthill-McKee order: neighbours then sit close in memory, and the product Wn P, most of the
-    time of a solve, reads its rows of P from the caches instead of memory. X comes back in the
-    original order (the same solution up to the rounding of the reordered sums)."""
-    if Wn.shape[0] < RENUMBER_MIN_NODES:
-        return block_cg(lambda P: P - Wn @ P, rhs, tol=tol, max_iter=max_iter)
+@dataclass(frozen=True)
+class NormalizedGraph:
+    """The operators of W that Laplace and Poisson learning share, in their solve order.
+
+    ``W``: CSR float64 with a zero diagonal; ``d`` its degrees; ``s = d^-1/2`` (0 on a node
+    without edges); ``Wn = S W S`` renumbered by ``perm`` (``Wn[a, b]`` is the weight of nodes
+    ``perm[a]``, ``perm[b]``; ``perm`` None: the nodes' own order). From RENUMBER_MIN_NODES nodes
+    the order is reverse Cuthill-McKee: neighbours then sit close in memory, and the product
+    Wn P, most of the time of a solve, reads its rows of P from the caches instead of memory."""
+
+    W: sp.csr_matrix
+    d: np.ndarray
+    s: np.ndarray
+    Wn: sp.csr_matrix
+    perm: np.ndarray | None
+    position: np.ndarray | None  # node -> its place in the solve order (perm's inverse)
+
+    def to_solve_order(self, A: np.ndarray) -> np.ndarray:
+        return A if self.perm is None else A[self.perm]
+
+    def to_node_order(self, A: np.ndarray) -> np.ndarray:
+        if self.perm is None:
+            return A
+        out = np.empty_like(A)
+        out[self.perm] = A
+        return out
+
+
+def _normalized_graph(W, renumber_min_nodes: float) -> NormalizedGraph:
+    W, d = _weights(W)
+    s = np.zeros_like(d)
+    np.divide(1.0, np.sqrt(d), out=s, where=d > 0)
+    Wn = scale_symmetric(W, s)
+    if W.shape[0] < renumber_min_nodes:
+        return NormalizedGraph(W, d, s, Wn, None, None)
     from scipy.sparse.csgraph import reverse_cuthill_mckee
 
-    perm = reverse_cuthill_mckee(Wn, symmetric_mode=True)
-    Wp = sp.csr_matrix(Wn[perm][:, perm])
-    cg = block_cg(lambda P: P - Wp @ P, rhs[perm], tol=tol, max_iter=max_iter)
-    X = np.empty_like(cg.X)
-    X[perm] = cg.X
-    cg.X = X
+    perm = reverse_cuthill_mckee(Wn, symmetric_mode=True).astype(np.intp)
+    position = np.empty_like(perm)
+    position[perm] = np.arange(perm.size)
+    return NormalizedGraph(W, d, s, renumbered(Wn, perm, position), perm, position)
+
+
+def normalized_graph(W) -> NormalizedGraph:
+    """W's NormalizedGraph, built once per W inside a ``shared_graph_operators`` block."""
+    threshold = RENUMBER_MIN_NODES  # read at call time: tests and benchmarks move it
+    return graph_operator(W, ("normalized_graph", threshold),
+                          lambda: _normalized_graph(W, threshold))
+
+
+def renumbered(A: sp.csr_matrix, perm: np.ndarray, position: np.ndarray) -> sp.csr_matrix:
+    """``A[perm][:, perm]`` (``position`` is perm's inverse) with one copy instead of two: the rows
+    are gathered, then the column indices relabelled in place (left unsorted within a row, which
+    a product does not need; sorting them cost more than the second copy it saves)."""
+    A = sp.csr_matrix(A[perm])
+    A.indices = position[A.indices].astype(A.indices.dtype, copy=False)
+    A.has_sorted_indices = False
+    return A
+
+
+def identity_minus_cg(ng: NormalizedGraph, rhs: np.ndarray, *, tol: float, max_iter: int,
+                      fixed: np.ndarray | None = None) -> BlockCGResult:
+    """Block CG on (I - Wn) X = rhs, in ng's solve order; X comes back in node order.
+
+    ``fixed``: nodes held at X = 0 (the labeled nodes of Laplace learning, whose rhs rows are
+    0): the system is then the unlabeled block (I - Wn)_uu, solved on the whole index set with
+    those rows of the product zeroed, so the splits of a cell share one matrix instead of each
+    extracting its own block (the same numbers: the fixed nodes' zeros add nothing)."""
+    Wn = ng.Wn
+    if fixed is None:
+        def matvec(P):
+            return P - Wn @ P
+    else:
+        held = fixed if ng.position is None else ng.position[fixed]
+
+        def matvec(P):
+            Y = P - Wn @ P
+            Y[held] = 0.0
+            return Y
+    cg = block_cg(matvec, ng.to_solve_order(rhs), tol=tol, max_iter=max_iter)
+    cg.X = ng.to_node_order(cg.X)
     return cg
 
 
@@ -81,10 +149,10 @@ def reweight(W, labeled: np.ndarray, method: str = "none", X=None, *, r: float |
     defaults r = 0.1, alpha = 2, zeta = 1e7 are GraphLearning's). Needs the features X.
     ``r="median_label_distance"``: the median distance of the unlabeled nodes to the labeled set.
     """
+    if method == "none":  # W itself: the operators the splits of a cell share are keyed by it
+        return W
     W = sp.csr_matrix(W, dtype=np.float64)
     n, m = W.shape[0], len(labeled)
-    if method == "none":
-        return W
     if method == "wnll":
         a = np.ones(n)
         a[labeled] = n / m
@@ -118,27 +186,27 @@ def laplace_learning(W, labeled: np.ndarray, F: np.ndarray, *, tol: float = 1e-6
     singular): it raises SolverError instead of returning the arbitrary zeros CG would give
     (``checked=True``: the caller has already made sure every component holds a label).
     """
-    W, d = _weights(W)
-    n = W.shape[0]
+    ng = normalized_graph(W)
+    n = ng.W.shape[0]
     free = np.ones(n, dtype=bool)
     free[labeled] = False
-    Wuu = W[free][:, free]
-    du = d[free]
-    if np.any(du == 0):
-        raise SolverError(f"{int((du == 0).sum())} unlabeled node(s) have no edge; Laplace learning "
-                          "cannot reach them: rebuild the graph with a larger k")
+    if np.any(ng.d[free] == 0):
+        raise SolverError(f"{int((ng.d[free] == 0).sum())} unlabeled node(s) have no edge; Laplace "
+                          "learning cannot reach them: rebuild the graph with a larger k")
     if not checked:
         _check_reached(W, labeled)
-    # Jacobi scaling S A S v = S b, S = diag(A)^-1/2, and the stop measured on that system: with
-    # the properly weighted Laplacian the degrees span seven decades, and a residual relative to
-    # the unscaled right-hand side would stop at once on the heavy rows
-    s = 1.0 / np.sqrt(du)
-    rhs = s[:, None] * (W[free][:, labeled] @ F)            # S (-L_ul F) = S W_ul F
-    cg = identity_minus_cg(scale_symmetric(Wuu, s), rhs, tol=tol, max_iter=max_iter)
-    cg.X = s[:, None] * cg.X
-    U = np.zeros((n, F.shape[1]))
-    U[free] = cg.X
+    # Jacobi scaling S A S v = S b, S = diag(A)^-1/2 = D_uu^-1/2, and the stop measured on that
+    # system: with the properly weighted Laplacian the degrees span seven decades, and a residual
+    # relative to the unscaled right-hand side would stop at once on the heavy rows. S L_uu S is
+    # (I - Wn)_uu, the unlabeled block of the normalized operator the splits share
+    F_all = np.zeros((n, F.shape[1]))
+    F_all[labeled] = F
+    rhs = ng.s[:, None] * (ng.W @ F_all)                   # S (-L_ul F) = S W_ul F on the free rows
+    rhs[labeled] = 0.0
+    cg = identity_minus_cg(ng, rhs, tol=tol, max_iter=max_iter, fixed=labeled)
+    U = ng.s[:, None] * cg.X
     U[labeled] = F
+    cg.X = U[free]
     return U, cg
 
 
@@ -148,7 +216,9 @@ def components(W) -> np.ndarray:
 
     # weak components of the directed view: the same partition for a symmetric W, without the
     # transposed copy the undirected call makes (a third of the time at 10^6 nodes)
-    return connected_components(sp.csr_matrix(W), directed=True, connection="weak")[1]
+    # (built once per W inside a shared_graph_operators block: every split of a cell asks)
+    return graph_operator(W, "components", lambda: connected_components(
+        sp.csr_matrix(W), directed=True, connection="weak")[1])
 
 
 def reached_nodes(W, labeled: np.ndarray, comp: np.ndarray | None = None) -> np.ndarray:
@@ -198,11 +268,9 @@ def poisson_cg(W, B: np.ndarray, *, tol: float = 1e-3, max_iter: int = 10000):
     (I - D^-1/2 W D^-1/2) V = D^-1/2 B, U = D^-1/2 V (as GraphLearning does; the stop is each
     column's relative residual of that system, where GraphLearning stops on the absolute norm of
     all columns' residuals). Returns (U, BlockCGResult)."""
-    W, d = _weights(W)
-    s = np.zeros_like(d)
-    np.divide(1.0, np.sqrt(d), out=s, where=d > 0)
-    cg = identity_minus_cg(scale_symmetric(W, s), s[:, None] * B, tol=tol, max_iter=max_iter)
-    return s[:, None] * cg.X, cg
+    ng = normalized_graph(W)
+    cg = identity_minus_cg(ng, ng.s[:, None] * B, tol=tol, max_iter=max_iter)
+    return ng.s[:, None] * cg.X, cg
 
 
 def poisson_random_walk(W, B: np.ndarray, labeled: np.ndarray, *, min_iter: int = 50,
