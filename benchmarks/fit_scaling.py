@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import itertools
 import math
 import statistics
 import sys
@@ -86,7 +87,7 @@ def main(argv=None) -> int:
                   flush=True)
     print("\nlog-log slopes of the shared-operator fit (mean over the draws) and of one CG iteration")
     for method in METHODS:
-        for n1, n2 in zip(sizes, sizes[1:]):
+        for n1, n2 in itertools.pairwise(sizes):
             (t1, i1), (t2, i2) = shared_mean[method, n1], shared_mean[method, n2]
             k = math.log(n2 / n1)
             print(f"{method:8s} {n1:>9d} -> {n2:<9d} fit {math.log(t2 / t1) / k:5.2f}   "

@@ -221,7 +221,6 @@ def run_grid(cell: Cell, splits, points: list, seed: int = 0, log=None) -> list[
     is computed once for all points that share its spec); returns ``(variant, method, results)``
     with predictions and histories dropped (hundreds of fits: selection needs the metrics only)."""
     from .kernels import shared_kernels
-
     from .optim.shared_operators import shared_graph_operators
 
     out = []

@@ -16,7 +16,8 @@ from __future__ import annotations
 
 import contextlib
 import contextvars
-from typing import Callable, Hashable, TypeVar
+from collections.abc import Callable, Hashable
+from typing import TypeVar
 
 import numpy as np
 
