@@ -49,14 +49,23 @@ def block_cg(matvec: Callable[[np.ndarray], np.ndarray], B: np.ndarray, X0: np.n
     stop = (tol ** 2) * np.maximum(_colnorm2(B), 1e-300)
     rr = _colnorm2(R)
     it = 0
+    # every update in place, through one work block: at 10^6 nodes and more a fresh (n, k)
+    # temporary a step costs page faults (see graph_learning.product_into). ``matvec`` may
+    # return the same buffer every call: AP is used up before the next product
+    work = np.empty_like(B)
+    if precond is not None:
+        Z = np.empty_like(B)
     while it < max_iter and not np.all(rr <= stop):
         AP = matvec(P)
         pAp = np.einsum("ij,ij->j", P, AP)
         alpha = np.where(pAp > 0, rz / np.where(pAp > 0, pAp, 1.0), 0.0)
-        X += P * alpha
+        X += np.multiply(P, alpha, out=work)
         AP *= alpha
         R -= AP
-        Z = R * precond[:, None] if precond is not None else R
+        if precond is not None:
+            np.multiply(R, precond[:, None], out=Z)
+        else:
+            Z = R
         rz_new = np.einsum("ij,ij->j", R, Z)
         beta = np.where(rz > 0, rz_new / np.where(rz > 0, rz, 1.0), 0.0)
         P *= beta
