@@ -7,8 +7,9 @@ from scipy.sparse.csgraph import connected_components
 from scipy.sparse.linalg import spsolve
 
 import gssl.optim.graph_learning as kernels
-from gssl.optim.graph_learning import (components, laplace_learning, normalized_graph, renumbered,
-                                       scale_symmetric)
+from gssl.optim.block_cg import block_cg
+from gssl.optim.graph_learning import (components, laplace_learning, normalized_graph, product_into,
+                                       renumbered, scale_symmetric)
 from gssl.optim.shared_operators import graph_operator, shared_graph_operators
 
 
@@ -89,3 +90,24 @@ def test_graph_operators_are_built_once_per_w_inside_a_block():
         assert normalized_graph(W) is ng and not ng.Wn.data.flags.writeable
         assert components(W) is components(W)
     assert graph_operator(W, "k", build) is not first  # the block has ended
+
+
+def test_product_into_is_the_sparse_product_bit_for_bit():
+    A = _graph(seed=8)
+    P = np.random.default_rng(3).standard_normal((A.shape[0], 3))
+    out = np.full_like(P, np.nan)  # whatever the buffer held is overwritten
+    assert product_into(A, P, out) is out
+    assert np.array_equal(out, A @ P)
+
+
+def test_block_cg_accepts_a_product_that_reuses_its_buffer():
+    """identity_minus_cg's product returns one buffer every call; CG must give the bits it gives
+    with a fresh array each call."""
+    ng = normalized_graph(_graph(seed=9) + sp.identity(400))
+    B = np.random.default_rng(4).standard_normal((400, 2))
+    fresh = block_cg(lambda P: P - 0.5 * (ng.Wn @ P), B, tol=1e-10, max_iter=500)
+    buf = np.empty_like(B)
+    reused = block_cg(lambda P: np.subtract(P, 0.5 * product_into(ng.Wn, P, buf), out=buf), B,
+                      tol=1e-10, max_iter=500)
+    assert fresh.converged and fresh.n_iter == reused.n_iter
+    assert np.array_equal(fresh.X, reused.X)
