@@ -109,6 +109,27 @@ def test_normalized_eigenpairs_match_a_dense_solve(digits):
     np.testing.assert_allclose(Ls @ vecs, vecs * lam, atol=1e-6)
 
 
+def test_the_splits_of_a_cell_share_the_eigenpairs(digits, monkeypatch):
+    """Inside a shared_graph_operators block the eigenpairs of W are computed once per n_eig
+    (here for two fits); outside, every call computes its own (no module-level cache keeps a
+    graph alive)."""
+    import gssl.optim.mbo as mbo
+    from gssl.optim.shared_operators import shared_graph_operators
+
+    X, y, W = digits
+    builds = []
+    compute = mbo._eigenpairs
+    monkeypatch.setattr(mbo, "_eigenpairs", lambda *a: builds.append(a[1]) or compute(*a))
+    assert normalized_eigenpairs(W, 8)[1] is not normalized_eigenpairs(W, 8)[1]
+    assert builds == [8, 8]
+    with shared_graph_operators(W):
+        for seed in (1, 2):
+            make_solver("multiclass_mbo", {"n_eig": 8, "random_state": seed}).fit(
+                Graph(W=W), codes_for(y, draw(y, 5, seed)))
+        normalized_eigenpairs(W, 6)
+    assert builds == [8, 8, 8, 6]
+
+
 def test_multiclass_mbo_keeps_labels_by_fidelity_and_is_seeded(digits):
     X, y, W = digits
     train = draw(y, 5, 1)

@@ -87,7 +87,8 @@ def test_graph_operators_are_built_once_per_w_inside_a_block():
         with pytest.raises(ValueError, match="read-only"):  # a caller cannot change the next split's
             first[0] = 1.0
         ng = normalized_graph(W)
-        assert normalized_graph(W) is ng and not ng.Wn.data.flags.writeable
+        assert normalized_graph(W) is ng and not ng.s.flags.writeable
+        assert W.data.flags.writeable  # the caller's W stays the caller's
         assert components(W) is components(W)
     assert graph_operator(W, "k", build) is not first  # the block has ended
 

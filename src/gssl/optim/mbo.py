@@ -23,6 +23,7 @@ from sklearn.utils import check_random_state
 
 from ..errors import SolverError
 from .graph_learning import _weights, one_hot, scale_symmetric
+from .shared_operators import graph_operator
 
 
 # -- the volume-constrained assignment -------------------------------------------------------
@@ -216,31 +217,19 @@ def volume_mbo(W, codes: np.ndarray, volumes: np.ndarray, *, volume_constraint: 
 
 
 # -- multiclass MBO ----------------------------------------------------------------------------
-_EIGEN_CACHE: dict = {}  # the last graph's eigenpairs: a batched job fits many draws on one W
-
-
-def _fingerprint(W: sp.csr_matrix) -> str:
-    import hashlib
-
-    h = hashlib.blake2b(digest_size=16)
-    for part in (np.asarray(W.shape), W.indptr, W.indices, W.data):
-        h.update(np.ascontiguousarray(part).tobytes())
-    return h.hexdigest()
-
-
 def normalized_eigenpairs(W, n_eig: int) -> tuple[np.ndarray, np.ndarray]:
     """The ``n_eig`` smallest eigenvalues of L_s = I - D^-1/2 W D^-1/2 and their eigenvectors
     (columns), ascending. GraphLearning takes the largest singular values of D^-1/2 W D^-1/2,
     which equal these where no eigenvalue of L_s is near 2 (a nearly bipartite component).
-    The start vector is fixed, so the pairs depend on W alone; the last W's are kept (a batched
-    job's draws share them)."""
+    The start vector is fixed, so the pairs depend on W alone: the splits of a cell share them
+    (built once per W inside a ``shared_graph_operators`` block)."""
+    return graph_operator(W, ("normalized_eigenpairs", n_eig), lambda: _eigenpairs(W, n_eig))
+
+
+def _eigenpairs(W, n_eig: int) -> tuple[np.ndarray, np.ndarray]:
     from scipy.sparse.linalg import eigsh
 
-    W = sp.csr_matrix(W)
     n = W.shape[0]
-    key = (_fingerprint(W), n_eig)
-    if key in _EIGEN_CACHE:
-        return _EIGEN_CACHE[key]
     S = _normalized_adjacency(W, "the normalized Laplacian")
     if n_eig >= n - 1:  # too few nodes for ARPACK: the dense solve
         mu, vecs = np.linalg.eigh(S.toarray())
@@ -249,9 +238,7 @@ def normalized_eigenpairs(W, n_eig: int) -> tuple[np.ndarray, np.ndarray]:
         v0 = np.random.default_rng(0).uniform(-1.0, 1.0, n)
         mu, vecs = eigsh(S, k=n_eig, which="LA", v0=v0, tol=1e-10)
         order = np.argsort(-mu)
-    _EIGEN_CACHE.clear()
-    _EIGEN_CACHE[key] = (1.0 - mu[order], vecs[:, order])
-    return _EIGEN_CACHE[key]
+    return 1.0 - mu[order], vecs[:, order]
 
 
 def multiclass_mbo(W, codes: np.ndarray, n_classes: int, *, n_eig: int = 50, dt: float = 0.15,

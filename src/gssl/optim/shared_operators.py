@@ -8,7 +8,7 @@ connected components, the normalized matrix D^-1/2 W D^-1/2, its bandwidth-reduc
 Inside ``with shared_graph_operators(W):`` each operator of that very W (the same object) is
 computed once and returned to every caller; outside, or for another W (a reweighted copy, a
 sub-graph), it is computed afresh each time, so no call outside a block keeps a graph alive.
-Cached arrays are made read-only: a caller that wrote into one would change the next split's.
+Cached numpy arrays are made read-only: a caller that wrote into one would change the next split's.
 This mirrors :func:`gssl.kernels.shared_kernels` for kernel matrices.
 """
 
@@ -43,14 +43,18 @@ def shared_graph_operators(W):
 
 
 def _freeze(value):
-    """Make the arrays of a cached value read-only (numpy arrays, and those of scipy matrices
-    and dataclasses one level down)."""
-    items = vars(value).values() if hasattr(value, "__dataclass_fields__") else (value,)
+    """Make the numpy arrays of a cached value read-only: the value itself, or those in a tuple
+    or a dataclass (one level down). Sparse matrices are left as they are: one may share its
+    arrays with the caller's W (a CSR view of it), which must stay the caller's to change."""
+    if isinstance(value, tuple):
+        items = value
+    elif hasattr(value, "__dataclass_fields__"):
+        items = vars(value).values()
+    else:
+        items = (value,)
     for item in items:
-        for arr in (item, getattr(item, "data", None), getattr(item, "indices", None),
-                    getattr(item, "indptr", None)):
-            if isinstance(arr, np.ndarray):
-                arr.flags.writeable = False
+        if isinstance(item, np.ndarray):
+            item.flags.writeable = False
     return value
 
 
