@@ -81,15 +81,17 @@ def _normalized_graph(W, renumber_min_nodes: float) -> NormalizedGraph:
     W, d = _weights(W)
     s = np.zeros_like(d)
     np.divide(1.0, np.sqrt(d), out=s, where=d > 0)
-    Wn = scale_symmetric(W, s)
     if W.shape[0] < renumber_min_nodes:
-        return NormalizedGraph(W, d, s, Wn, None, None)
+        return NormalizedGraph(W, d, s, scale_symmetric(W, s), None, None)
     from scipy.sparse.csgraph import reverse_cuthill_mckee
 
-    perm = reverse_cuthill_mckee(Wn, symmetric_mode=True).astype(np.intp)
+    # the order depends on the pattern alone, which W and Wn share; scaling after the renumbering
+    # reads s in the new order, close in memory (the same products, so the same bits)
+    perm = reverse_cuthill_mckee(W, symmetric_mode=True).astype(np.intp)
     position = np.empty_like(perm)
     position[perm] = np.arange(perm.size)
-    return NormalizedGraph(W, d, s, renumbered(Wn, perm, position), perm, position)
+    Wn = scale_symmetric(renumbered(W, perm, position), s[perm])
+    return NormalizedGraph(W, d, s, Wn, perm, position)
 
 
 def normalized_graph(W) -> NormalizedGraph:
