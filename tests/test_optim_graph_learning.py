@@ -99,6 +99,10 @@ def test_product_into_is_the_sparse_product_bit_for_bit():
     out = np.full_like(P, np.nan)  # whatever the buffer held is overwritten
     assert product_into(A, P, out) is out
     assert np.array_equal(out, A @ P)
+    with pytest.raises(ValueError, match="C-contiguous"):  # would write into a copy of out
+        product_into(A, P, np.empty((3, A.shape[0])).T)
+    with pytest.raises(ValueError, match="does not fit"):
+        product_into(A, P, np.empty((A.shape[0], 2)))
 
 
 def test_block_cg_accepts_a_product_that_reuses_its_buffer():

@@ -121,6 +121,12 @@ def product_into(A: sp.csr_matrix, P: np.ndarray, out: np.ndarray) -> np.ndarray
     in the same order, so the same bits."""
     from scipy.sparse import _sparsetools
 
+    for name, arr in (("P", P), ("out", out)):  # ravel() of any other would write into a copy
+        if arr.dtype != np.float64 or not arr.flags.c_contiguous:
+            raise ValueError(f"product_into: {name} must be a C-contiguous float64 array")
+    if A.dtype != np.float64 or out.shape != (A.shape[0], P.shape[1]) or P.shape[0] != A.shape[1]:
+        raise ValueError(f"product_into: a float64 {A.shape} matrix times P {P.shape} does not "
+                         f"fit out {out.shape}")
     out.fill(0.0)
     _sparsetools.csr_matvecs(A.shape[0], A.shape[1], P.shape[1], A.indptr, A.indices, A.data,
                              P.ravel(), out.ravel())
