@@ -109,3 +109,23 @@ def test_examples_run_and_reach_their_accuracy(script, floors):
         acc.setdefault(line.split()[0], float(line.split()[-2]))
     for name, floor in floors.items():
         assert acc[name] >= floor, out
+
+
+def test_shared_graph_operators_build_once_for_many_draws(small, monkeypatch):
+    """The README's loop over label draws: inside the block the normalized operator is built
+    once, and every fit gives what it gives alone."""
+    import gssl.optim.graph_learning as kernels
+
+    X, y, G, y_train = small
+    draws = [np.where(np.isin(np.arange(y.size), np.flatnonzero(y_train >= 0)[i::2]), y, -1)
+             for i in range(2)]
+    alone = [gssl.make_solver("poisson").fit(G, d).predict() for d in draws]
+    builds = []
+    build = kernels._normalized_graph
+    monkeypatch.setattr(kernels, "_normalized_graph", lambda *a: builds.append(1) or build(*a))
+    with gssl.shared_graph_operators(G.W):
+        shared = [gssl.make_solver(name).fit(G, d).predict() for d in draws
+                  for name in ("poisson", "laplace")]
+    assert len(builds) == 1
+    np.testing.assert_array_equal(shared[0], alone[0])
+    np.testing.assert_array_equal(shared[2], alone[1])
