@@ -29,8 +29,14 @@ _SHARED = contextvars.ContextVar("gssl_shared_graph_operators", default=None)  #
 
 @contextlib.contextmanager
 def shared_graph_operators(W):
-    """Share the operators of ``W`` inside the block (a nested block for the same W reuses the
-    outer one's; a block for another W replaces it until it ends)."""
+    """Inside the block, the operators that depend on ``W`` alone (its connected components,
+    D^-1/2 W D^-1/2 and its renumbering, multiclass MBO's eigenpairs) are built once for every
+    fit on this very W object, e.g. many label draws. A nested block for the same W reuses the
+    outer one's; a block for another W replaces it until it ends.
+
+        with gssl.shared_graph_operators(G.W):
+            models = [gssl.make_solver("poisson").fit(G, y) for y in draws]
+    """
     current = _SHARED.get()
     if current is not None and current[0] is W:
         yield
