@@ -233,3 +233,23 @@ def test_a_component_without_labels_errors_or_abstains(solver):
 def test_bad_parameters_say_what_is_wrong(solver, params, message):
     with pytest.raises(ConfigError, match=message):
         make_solver(solver, params)
+
+
+def test_volume_mbo_draws_share_the_normalized_adjacency(digits, monkeypatch):
+    """Inside a block, volume MBO's draws build D^-1/2 W D^-1/2 once; the fits equal lone fits."""
+    import gssl.optim.mbo as mbo
+    from gssl.optim.shared_operators import shared_graph_operators
+
+    X, y, W = digits
+    draws = [codes_for(y, draw(y, 3, seed)) for seed in (1, 2)]
+    alone = [make_solver("volume_mbo", {"random_state": 0}).fit(Graph(W=W), c).transduction_
+             for c in draws]
+    builds = []
+    scale = mbo.scale_symmetric
+    monkeypatch.setattr(mbo, "scale_symmetric", lambda *a: builds.append(1) or scale(*a))
+    with shared_graph_operators(W):
+        shared = [make_solver("volume_mbo", {"random_state": 0}).fit(Graph(W=W), c).transduction_
+                  for c in draws]
+    assert len(builds) == 1
+    for a, b in zip(alone, shared):
+        np.testing.assert_array_equal(a, b)

@@ -133,12 +133,16 @@ def class_volumes(priors: np.ndarray, n: int) -> np.ndarray:
 
 
 def _normalized_adjacency(W, method: str) -> sp.csr_matrix:
-    """W_s = D^-1/2 W D^-1/2 (zero diagonal); SolverError naming ``method`` if a node has no edge."""
-    W, d = _weights(W)
-    if np.any(d == 0):
-        raise SolverError(f"{int((d == 0).sum())} node(s) have no edge; {method} is undefined "
-                          "there: rebuild the graph with a larger k")
-    return scale_symmetric(W, 1.0 / np.sqrt(d))
+    """W_s = D^-1/2 W D^-1/2 (zero diagonal) in the nodes' own order, built once per W inside a
+    ``shared_graph_operators`` block (volume MBO's draws and the eigenpairs share it); SolverError
+    naming ``method`` if a node has no edge (a failed build is not cached: every call raises)."""
+    def build():
+        Wc, d = _weights(W)
+        if np.any(d == 0):
+            raise SolverError(f"{int((d == 0).sum())} node(s) have no edge; {method} is undefined "
+                              "there: rebuild the graph with a larger k")
+        return scale_symmetric(Wc, 1.0 / np.sqrt(d))
+    return graph_operator(W, "normalized_adjacency", build)
 
 
 # -- volume MBO --------------------------------------------------------------------------------
