@@ -48,7 +48,7 @@ SERVER_DIR  ?= results/mlflow-server
 SERVER_PORT ?= 5000
 BACKEND     ?= postgresql
 server: $(STAMP)
-	$(BIN)/python -m gssl.server --dir $(SERVER_DIR) --port $(SERVER_PORT) --backend $(BACKEND)
+	$(BIN)/python -m gssl.tracking.server --dir $(SERVER_DIR) --port $(SERVER_PORT) --backend $(BACKEND)
 
 bench: $(STAMP)
 	$(BIN)/python benchmarks/pipeline_overhead.py

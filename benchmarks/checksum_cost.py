@@ -3,7 +3,7 @@ time), measured side by side in one run on the largest graph of the project: Fas
 70,000 points, PCA-50 features, the low-label experiment's 10-NN graph (knn10_calder).
 
 For the features and the graph stage it prints the stage's build time (the pipeline function the
-workflow's rule calls, writing included), the time of ``gssl.h5io.content_hash`` over the same
+workflow's rule calls, writing included), the time of ``gssl.store.h5io.content_hash`` over the same
 arrays (once at write, once more at every read) and the time of a read with and without
 verification, then the ratios.
 
@@ -26,8 +26,8 @@ import h5py
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO / "src"))
 
-from gssl import h5io  # noqa: E402
-from gssl.pipeline import build_dataset, build_features, build_graph, fetch_dataset  # noqa: E402
+from gssl.store import h5io  # noqa: E402
+from gssl.pipeline.stages import build_dataset, build_features, build_graph, fetch_dataset  # noqa: E402
 
 GRAPH = {"kind": "knn", "k": 10, "weights": "gaussian_kth", "symmetrize": "mean", "laplacian": "unnormalized"}
 

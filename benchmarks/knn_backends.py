@@ -35,7 +35,7 @@ sys.path.insert(0, str(REPO / "src"))
 from gssl.datasets import load_dataset  # noqa: E402
 from gssl.datasets.synthetic import four_moons  # noqa: E402
 from gssl.graphs.knn import knn_recall, knn_search  # noqa: E402
-from gssl.pipeline import build_dataset, build_features, fetch_dataset  # noqa: E402
+from gssl.pipeline.stages import build_dataset, build_features, fetch_dataset  # noqa: E402
 
 BACKENDS = ("exact", "hnsw", "nndescent")
 SETS = ("fashion_raw", "fashion_pca50", "moons_1e6")

@@ -32,7 +32,7 @@ import numpy as np
 
 from gssl.datasets import load, select
 from gssl.graphs import build_graph, matrix_power
-from gssl.kernels import kernel_matrix
+from gssl.optim.kernels import kernel_matrix
 from gssl.optim import manifold_primal
 from gssl.optim.manifold_primal import LaplacianPower, lapsvm_newton_ova, manifold_pcg
 from gssl.optim.pcg import default_check_every, make_criterion

@@ -37,8 +37,7 @@ SNAKEMAKE = str(Path(sys.executable).with_name("snakemake"))
 
 
 def workspace(root: Path, config: dict) -> Path:
-    for name in ("Snakefile", "environment.yml"):
-        shutil.copy(REPO / name, root)
+    shutil.copy(REPO / "environment.yml", root)
     shutil.copytree(REPO / "workflow", root / "workflow")
     (root / "config").mkdir()
     (root / "config" / "config.yaml").write_text(yaml.safe_dump(config, sort_keys=False))
@@ -115,7 +114,7 @@ def solve_overhead(n_splits: int, per_job) -> dict:
 
 
 def mlflow_log_time(n: int) -> dict:
-    from gssl.tracking import init_store, log_run
+    from gssl.tracking.client import init_store, log_run
 
     with tempfile.TemporaryDirectory() as tmp:
         uri = f"sqlite:///{tmp}/mlflow.db"
@@ -144,11 +143,11 @@ def main(argv=None) -> None:
 
     t0 = time.perf_counter()
     import_mlflow = subprocess.run([sys.executable, "-c", "import time; t=time.perf_counter(); "
-                                    "import gssl.tracking, mlflow.tracking, "
+                                    "import gssl.tracking.client, mlflow.tracking, "
                                     "mlflow.store.tracking.sqlalchemy_store; "
                                     "print(time.perf_counter()-t)"], capture_output=True, text=True)
     import_sklearn = subprocess.run([sys.executable, "-c", "import time; t=time.perf_counter(); "
-                                     "import gssl.solvers.registry, gssl.pipeline; "
+                                     "import gssl.solvers.registry, gssl.pipeline.stages; "
                                      "print(time.perf_counter()-t)"], capture_output=True, text=True)
     jobs, t_dag = dag_time(args.jobs)
     single = solve_overhead(args.splits, 1)
@@ -168,7 +167,7 @@ def main(argv=None) -> None:
           f"per split batched; a cell's first split costs a job's fixed overhead: "
           f"{single['job_overhead_median']:.2f} s (median over the one-split jobs: process start, "
           f"imports, loading, writing) + its 2 runs' logging {2 * single['log_per_run']:.2f} s")
-    print(f"     import of gssl.tracking + MLflow sqlite store: {float(import_mlflow.stdout):.2f} s; "
+    print(f"     import of gssl.tracking.client + MLflow sqlite store: {float(import_mlflow.stdout):.2f} s; "
           f"import of gssl solvers (scikit-learn, scipy): {float(import_sklearn.stdout):.2f} s")
     print(f"3. MLflow log_run on sqlite, {ml['n']} runs in one process: median {1000 * ml['median']:.0f} ms, "
           f"max {1000 * ml['max']:.0f} ms per run (store init {ml['init']:.2f} s)")

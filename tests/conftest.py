@@ -106,7 +106,7 @@ def build_moons_cell(folder: Path, protocols: dict, n_samples: int = 120,
                      weights: str = "binary") -> Path:
     """A small cached cell in ``folder``: data, features and a kNN graph of two moons in 5-D, and
     one splits file ``<protocol id>.h5`` per entry of ``protocols`` (id -> spec)."""
-    from gssl.pipeline import build_dataset, build_features, build_graph, build_splits
+    from gssl.pipeline.stages import build_dataset, build_features, build_graph, build_splits
 
     entry = {"source": "two_moons", "params": {"n_samples": n_samples, "n_features": 5,
                                                "noise": 0.1, "random_state": 0}}

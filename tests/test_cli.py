@@ -158,7 +158,7 @@ def test_config_check_reports_errors(tmp_path, repo_root, capsys):
 
 
 def test_config_names_lists_the_registries(capsys):
-    from gssl.config import registries
+    from gssl.pipeline.config import registries
 
     assert main(["config", "names"]) == 0
     out = " ".join(capsys.readouterr().out.split())

@@ -4,7 +4,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from gssl.config import load_yaml, validate_config
+from gssl.pipeline.config import load_yaml, validate_config
 from gssl.errors import ConfigError
 
 REPO = Path(__file__).resolve().parents[1]
@@ -96,7 +96,7 @@ def test_yaml11_exponent_without_dot_gets_the_fix(config):
 
 
 def test_expected_headline_is_known_before_anything_runs():
-    from gssl.plan import expected_headline
+    from gssl.pipeline.plan import expected_headline
 
     cfg = {"methods": {"m": {"solver": "mtv"}, "r": {"solver": "rls"}},
            "protocols": {"u": {"kind": "unsupervised"}, "cv": {"kind": "melacci_cv"},
@@ -157,7 +157,7 @@ def _raw_nodes(node, path=()):
 def test_schema_file_lists_no_registry_names():
     """The registries are the one list of dataset sources, solvers, graph, Laplacian and protocol
     kinds: the schema on disk names the registry (x-gssl-registry), never its names."""
-    from gssl.config import REGISTRY_KEYWORD, registries, schema_text
+    from gssl.pipeline.config import REGISTRY_KEYWORD, registries, schema_text
 
     raw = yaml.safe_load(schema_text())
     names = registries()
@@ -173,7 +173,7 @@ def test_schema_file_lists_no_registry_names():
 
 
 def test_loaded_schema_takes_the_names_from_the_registries():
-    from gssl.config import load_schema
+    from gssl.pipeline.config import load_schema
     from gssl.datasets import REGISTRY
     from gssl.graphs import GRAPH_KINDS, LAPLACIAN_KINDS
     from gssl.solvers.registry import SOLVERS
@@ -193,7 +193,7 @@ def test_loaded_schema_takes_the_names_from_the_registries():
     ("protocols", "lpc1", "kind", "leave_one_out", "protocols"),
 ])
 def test_unknown_registry_name_is_refused_naming_the_known_ones(config, section, entry, key, value, registry):
-    from gssl.config import registries
+    from gssl.pipeline.config import registries
 
     config[section][entry][key] = value
     with pytest.raises(ConfigError) as exc:
@@ -232,4 +232,4 @@ def test_workflow_derives_its_dataset_sets_from_the_registry():
     assert graph_only_datasets() == {"20news"}
     common = (REPO / "workflow" / "rules" / "common.smk").read_text()
     assert not [name for name in REGISTRY if f'"{name}"' in common]
-    assert "GRAPH_ONLY_SOURCES" not in (REPO / "src" / "gssl" / "config.py").read_text()
+    assert "GRAPH_ONLY_SOURCES" not in (REPO / "src" / "gssl" / "pipeline" / "config.py").read_text()

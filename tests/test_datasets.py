@@ -12,7 +12,7 @@ from scipy.stats import norm
 from gssl.datasets import (Dataset, fetch, fetch_and_save, get_spec, list_datasets, load, load_dataset,
                            save_dataset, select)
 from gssl.errors import CacheError, ConfigError, DatasetError
-from gssl.hashing import array_fingerprint
+from gssl.store.hashing import array_fingerprint
 
 # name -> (n, d, class counts (None: check only C), dtype, n_train)
 EXPECTED = {

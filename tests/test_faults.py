@@ -4,7 +4,7 @@ full disk, and bad config inputs. Each case is a test; each records its figures 
 which the session prints as one table at its end (conftest.py) and docs/reliability.md copies.
 
 Kill moments are made exact by a test-only ``sitecustomize`` (put on the jobs' PYTHONPATH, never in
-the package): it wraps ``gssl.h5io``'s writer and pauses the write of the file named by
+the package): it wraps ``gssl.store.h5io``'s writer and pauses the write of the file named by
 ``GSSL_TEST_PAUSE=<file name>:<moment>``, touching ``<file>.paused`` so the test knows when to kill.
 The read-only folder and the small disk are bind and tmpfs mounts made in a user namespace
 (``unshare``), so the suite needs no root and changes nothing outside its temporary folders.
@@ -172,7 +172,7 @@ from pathlib import Path
 _where = os.environ.get("GSSL_TEST_PAUSE", "")
 if _where:
     import contextlib
-    import gssl.h5io as _h5io
+    import gssl.store.h5io as _h5io
 
     _name, _moment = _where.rsplit(":", 1)
     _atomic, _write_array = _h5io.atomic_path, _h5io._write_array
@@ -235,7 +235,7 @@ def _outputs(ws: Path) -> dict:
 def _kill_at(ws: Path, stage: str, moment: str) -> list[str]:
     """Run the workflow, kill -9 its whole process tree when the ``stage`` file's write reaches
     ``moment``; return the cache files that were readable right after the kill."""
-    from gssl.h5io import read_h5
+    from gssl.store.h5io import read_h5
 
     target = ws / TARGETS[stage]
     target.unlink(missing_ok=True)  # so that this run writes it, whatever ran before
@@ -334,7 +334,7 @@ def _set_attr(key, value):
 
 
 def _lie_about_params(path):
-    from gssl.hashing import params_hash
+    from gssl.store.hashing import params_hash
 
     with h5py.File(path, "r+") as fh:
         params = json.loads(fh.attrs["params"])
@@ -345,7 +345,7 @@ def _lie_about_params(path):
 
 def _rewrite_with_other_params(src: Path, path: Path) -> None:
     """A complete, checksummed file of the same kind built with other params (another config's)."""
-    from gssl.h5io import read_h5, write_h5
+    from gssl.store.h5io import read_h5, write_h5
 
     with h5py.File(src, "r") as fh:
         kind = fh.attrs["gssl_kind"]

@@ -11,7 +11,7 @@ from sklearn.random_projection import GaussianRandomProjection, SparseRandomProj
 
 from gssl.errors import CacheError, ConfigError, DatasetError
 from gssl.features import apply_chain, load_features, save_features, validate_chain
-from gssl.h5io import write_h5
+from gssl.store.h5io import write_h5
 
 
 @pytest.fixture(scope="module")

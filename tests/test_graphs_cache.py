@@ -8,7 +8,7 @@ import scipy.sparse as sp
 from gssl.errors import CacheError
 from gssl.features import save_features
 from gssl.graphs import build_graph, load_graph, save_graph
-from gssl.h5io import write_h5
+from gssl.store.h5io import write_h5
 
 
 @pytest.fixture(scope="module")

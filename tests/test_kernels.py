@@ -4,7 +4,7 @@ import scipy.sparse as sp
 from sklearn.metrics.pairwise import linear_kernel, polynomial_kernel, rbf_kernel
 
 from gssl.errors import ConfigError
-from gssl.kernels import kernel_matrix, median_distance, validate_kernel
+from gssl.optim.kernels import kernel_matrix, median_distance, validate_kernel
 
 rng = np.random.default_rng(0)
 X, Y = rng.normal(size=(30, 5)), rng.normal(size=(7, 5))

@@ -7,7 +7,7 @@ import scipy.optimize as so
 from sklearn.datasets import make_blobs, make_moons
 
 from gssl.errors import ConfigError, SolverError
-from gssl.kernels import kernel_matrix
+from gssl.optim.kernels import kernel_matrix
 from gssl.optim import (GradientNormCheck, IterationState, LaplacianPower, MixedCheck,
                         ObjectiveDecreaseCheck, StabilityCheck, ValidationCheck,
                         default_check_every, laprlsc_closed_form, lapsvm_newton,

@@ -1,4 +1,4 @@
-"""`make server` (python -m gssl.server): the default workflow logs to it, exactly.
+"""`make server` (python -m gssl.tracking.server): the default workflow logs to it, exactly.
 
 PostgreSQL backend where its binaries are installed (.ci/run installs Debian's postgresql), else
 the same server on sqlite (the test says which in its name's parameter and in the figures table).
@@ -19,7 +19,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from gssl.server import Postgres, ServerError, find_pg_bin, prepare_postgres, wait_healthy
+from gssl.tracking.server import Postgres, ServerError, find_pg_bin, prepare_postgres, wait_healthy
 from workflow_helpers import FIGURE_ROWS, REPO, make_workspace, smk, split_records
 
 pytestmark = [pytest.mark.server, pytest.mark.e2e, pytest.mark.slow]
@@ -51,14 +51,14 @@ def stop(proc: subprocess.Popen) -> str:
 
 
 def start_server(folder: Path, port: int, pg_port: int, backend: str) -> subprocess.Popen:
-    proc = subprocess.Popen([sys.executable, "-m", "gssl.server", "--dir", str(folder), "--port",
+    proc = subprocess.Popen([sys.executable, "-m", "gssl.tracking.server", "--dir", str(folder), "--port",
                              str(port), "--pg-port", str(pg_port), "--backend", backend],
                             stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
                             start_new_session=True)
     try:  # the launcher's own readiness check
         wait_healthy(f"http://127.0.0.1:{port}", proc, timeout=180)
     except ServerError as exc:
-        raise AssertionError(f"gssl.server did not start ({exc}):\n{stop(proc)[-3000:]}") from None
+        raise AssertionError(f"gssl.tracking.server did not start ({exc}):\n{stop(proc)[-3000:]}") from None
     return proc
 
 
@@ -131,6 +131,6 @@ def test_default_workflow_logs_exactly_to_the_server(tmp_path):
 
 
 def test_a_missing_postgres_is_named_with_the_fix(tmp_path, monkeypatch):
-    monkeypatch.setattr("gssl.server.find_pg_bin", lambda: None)
+    monkeypatch.setattr("gssl.tracking.server.find_pg_bin", lambda: None)
     with pytest.raises(ServerError, match="apt-get install postgresql.*--backend sqlite"):
         prepare_postgres(tmp_path, free_ports(1)[0])

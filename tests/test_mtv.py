@@ -418,7 +418,7 @@ def test_mtv_kernels_give_the_same_iterates_for_any_thread_count(blob_graph, tmp
     of the workflow sets numba's thread count to the job's threads and restores it."""
     import numba
 
-    from gssl.jobs import job_context, numba_threads
+    from gssl.pipeline.jobs import job_context, numba_threads
 
     g, y = blob_graph
     D = gradient_operator(g.W)

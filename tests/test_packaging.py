@@ -24,16 +24,16 @@ def test_package_data_declares_every_data_file():
     globs = tomllib.loads((REPO / "pyproject.toml").read_text())["tool"]["setuptools"]["package-data"]["gssl"]
     data = [p.relative_to(PACKAGE).as_posix() for p in PACKAGE.rglob("*")
             if p.is_file() and p.suffix not in (".py", ".pyc") and "__pycache__" not in p.parts]
-    assert "schemas/config.schema.yaml" in data
+    assert "pipeline/schemas/config.schema.yaml" in data
     assert [p for p in data if not any(fnmatch.fnmatch(p, g) for g in globs)] == []
 
 
 def test_the_schema_is_read_from_the_package(monkeypatch, tmp_path):
     """load_schema() reads the package's resource, whatever the working directory."""
-    from gssl.config import SCHEMA_RESOURCE, load_schema, schema_text
+    from gssl.pipeline.config import SCHEMA_RESOURCE, load_schema, schema_text
 
     monkeypatch.chdir(tmp_path)
-    assert schema_text() == PACKAGE.joinpath(*SCHEMA_RESOURCE).read_text()
+    assert schema_text() == PACKAGE.joinpath("pipeline", *SCHEMA_RESOURCE).read_text()
     assert "datasets" in load_schema()["properties"]
 
 
@@ -64,7 +64,7 @@ def test_a_wheel_installed_outside_the_repo_validates_the_default_config(tmp_pat
     site = tmp_path / "site"
     subprocess.run([*pip, "install", "--no-deps", "--target", str(site), str(wheel)],
                    check=True, capture_output=True, text=True, env=offline, timeout=120)
-    assert (site / "gssl" / "schemas" / "config.schema.yaml").is_file()
+    assert (site / "gssl" / "pipeline" / "schemas" / "config.schema.yaml").is_file()
     shutil.rmtree(src)  # nothing of the sources is left to fall back on
 
     work = tmp_path / "elsewhere"

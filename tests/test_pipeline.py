@@ -1,13 +1,13 @@
-"""gssl.pipeline: a cell's splits fitted in one process give what one process per split gives."""
+"""gssl.pipeline.stages: a cell's splits fitted in one process give what one process per split gives."""
 
 import numpy as np
 import pytest
 
-from gssl.kernels import kernel_matrix, shared_kernels
+from gssl.optim.kernels import kernel_matrix, shared_kernels
 from conftest import build_moons_cell
 from gssl.errors import ConfigError
 from gssl.metrics import error_rate
-from gssl.pipeline import Cell, fit_split, run_cell, run_solver
+from gssl.pipeline.stages import Cell, fit_split, run_cell, run_solver
 from gssl.solvers.registry import make_solver
 
 RBF = {"kind": "rbf", "sigma": 2.0}
@@ -84,7 +84,7 @@ def test_a_cell_refuses_a_file_built_for_other_params(cell_files):
     """A foreign graph copied over the expected one (e.g. k = 5 where the config says k = 10) is
     refused by the solve job, which passes the params each input must have been built with."""
     from gssl.errors import CacheError
-    from gssl.h5io import read_attrs
+    from gssl.store.h5io import read_attrs
 
     built = read_attrs(cell_files[1])["params"]
     Cell(*cell_files, expect={"graph": built})  # the right params: accepted
@@ -119,7 +119,7 @@ def test_shared_kernels_computes_each_kernel_once_and_read_only():
 
 def test_a_grid_in_one_scope_matches_each_point_alone(tmp_path):
     """run_grid (a grid job) gives every point the metrics of its own run_cell, bit for bit."""
-    from gssl.pipeline import run_grid
+    from gssl.pipeline.stages import run_grid
 
     files = build_moons_cell(tmp_path, {"lpc1": {"kind": "labels_per_class", "n": 1, "repeats": 3}})
     cell = Cell(files / "features.h5", files / "graph.h5", files / "lpc1.h5")
@@ -206,7 +206,7 @@ def test_a_graph_only_dataset_runs_through_every_stage(tmp_path):
     from gssl.datasets.dataset import Dataset
     from gssl.datasets.store import save_dataset
     from gssl.features import load_features
-    from gssl.pipeline import build_features, build_graph, build_splits
+    from gssl.pipeline.stages import build_features, build_graph, build_splits
 
     X, y = make_blobs(120, centers=3, n_features=4, random_state=0)
     A = kneighbors_graph(X, 8, include_self=False)
@@ -230,7 +230,7 @@ def test_config_class_views_name_classes_and_indices_say_so(tmp_path):
     class_indices: / group_indices: label indices; a name the dataset lacks is a named error."""
     from gssl.datasets import load_dataset
     from gssl.datasets.views import class_view
-    from gssl.pipeline import build_dataset
+    from gssl.pipeline.stages import build_dataset
 
     assert class_view({"classes": [1, 2]}) == {"classes": ["1", "2"]}
     assert class_view({"groups": [[0, 1], ["2"]]}) == {"groups": [["0", "1"], ["2"]]}

@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 from workflow_helpers import SMALL, make_workspace, smk
 
-from gssl.compare import load_split_results, save_split_results
+from gssl.analysis.compare import load_split_results, save_split_results
 
 pytestmark = pytest.mark.e2e
 

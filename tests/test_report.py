@@ -6,7 +6,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from gssl.report import HIGHER_IS_BETTER, html, markdown, paper_tables
+from gssl.analysis.report import HIGHER_IS_BETTER, html, markdown, paper_tables
 
 
 def _row(method, protocol, mean, std, n, dataset="digits", prep="l2", graph="knn10"):
@@ -115,7 +115,7 @@ def test_html_and_markdown_share_the_pivot(table):
 
 
 def test_the_papers_one_split_statistic_is_shown_and_compared_with_the_reference():
-    from gssl.report import aggregate, with_paper_statistic, with_reference
+    from gssl.analysis.report import aggregate, with_paper_statistic, with_reference
 
     keys = {"dataset": "opt", "prep": "raw", "graph": "knn10", "method": "mtv_t"}
     runs = pd.DataFrame([  # purity of the draw of lowest energy: split 2 (80.0); ties -> first
@@ -147,7 +147,7 @@ def test_the_papers_one_split_statistic_is_shown_and_compared_with_the_reference
 
 
 def test_tables_mark_the_methods_not_significantly_worse_than_the_best():
-    from gssl.report import aggregate, markdown, with_paired_tests
+    from gssl.analysis.report import aggregate, markdown, with_paired_tests
 
     rng = np.random.default_rng(0)
     base = 20 + rng.normal(0, 2, 12)

@@ -11,7 +11,7 @@ from sklearn.svm import SVC
 
 from gssl.errors import ConfigError, SolverError
 from gssl.graphs.base import Graph
-from gssl.hashing import module_source_hash
+from gssl.store.hashing import module_source_hash
 from gssl.metrics import error_rate
 from gssl.solvers import (SOLVERS, KernelRLS, KernelSVM, LabelSpreadingBaseline, LaplacianRLS,
                           make_solver, solver_modules)
@@ -261,7 +261,7 @@ def test_registry_make_solver_and_modules():
     with pytest.raises(ConfigError, match="laplacian"):
         make_solver("lap_rls", {"laplacian": "sym"})
     mods = solver_modules("rls")
-    assert {"gssl.solvers.rls", "gssl.solvers.base", "gssl.kernels", "gssl.optim.linalg"} <= set(mods)
+    assert {"gssl.solvers.rls", "gssl.solvers.base", "gssl.optim.kernels", "gssl.optim.linalg"} <= set(mods)
     for name in SOLVERS:  # every listed module exists, so rerun hashes can be computed
         assert len(module_source_hash(*solver_modules(name))) == 16
     with pytest.raises(ConfigError):

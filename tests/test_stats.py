@@ -1,14 +1,14 @@
-"""gssl.stats against closed forms, hand-computed values and Demšar (2006, JMLR 7:1-30)."""
+"""gssl.analysis.stats against closed forms, hand-computed values and Demšar (2006, JMLR 7:1-30)."""
 
 import numpy as np
 import pandas as pd
 import pytest
 from scipy import stats as st
 
-from gssl import compare as C
-from gssl import ranks as R
-from gssl import stats as S
-from gssl import stats_plots as P
+from gssl.analysis import compare as C
+from gssl.analysis import ranks as R
+from gssl.analysis import stats as S
+from gssl.analysis import plots as P
 
 # Demšar (2006), Table 6: AUC of C4.5 variants on 14 UCI data sets (higher is better)
 C45 = ["C4.5", "C4.5+m", "C4.5+cf", "C4.5+m+cf"]

@@ -6,10 +6,10 @@ import time
 import pytest
 
 from gssl.errors import TrackingError
-from gssl.run_records import (INDEX_TAG, KIND_TAG, RECORD_TAG, SUPERSEDED_TAG, read_pending, run_tree,
-                              write_pending)
-from gssl.tracking import (default_tracking_uri, flatten, init_store, log_cell, log_pending, log_run,
-                           read_sentinel, summarize)
+from gssl.tracking.records import (INDEX_TAG, KIND_TAG, RECORD_TAG, SUPERSEDED_TAG, read_pending, run_tree,
+                                   write_pending)
+from gssl.tracking.client import (default_tracking_uri, flatten, init_store, log_cell, log_pending, log_run,
+                                  read_sentinel, summarize)
 
 
 @pytest.fixture()
@@ -208,7 +208,7 @@ def test_log_pending_retries_a_locked_store_and_gives_up_with_its_error(store, t
     import mlflow.tracking
     import sqlalchemy.exc
 
-    import gssl.tracking
+    import gssl.tracking.client
 
     uri, ids = store
     eid = ids["exp_a"]
@@ -222,7 +222,7 @@ def test_log_pending_retries_a_locked_store_and_gives_up_with_its_error(store, t
             raise sqlalchemy.exc.OperationalError("INSERT", {}, Exception("database is locked"))
         return real(self, *args, **kwargs)
 
-    monkeypatch.setattr(gssl.tracking.time, "sleep", lambda s: None)
+    monkeypatch.setattr(gssl.tracking.client.time, "sleep", lambda s: None)
     monkeypatch.setattr(mlflow.tracking.MlflowClient, "log_batch", locked_twice)
     done = log_pending(uri, eid, [a])[str(a)]
     c = _client(uri)
@@ -231,7 +231,7 @@ def test_log_pending_retries_a_locked_store_and_gives_up_with_its_error(store, t
     fails["left"] = 10 ** 6  # locked for good: the error, after LOCK_RETRIES attempts
     with pytest.raises(Exception, match="database is locked"):
         log_pending(uri, eid, [_pending(tmp_path, "b")])
-    assert fails["left"] == 10 ** 6 - gssl.tracking.LOCK_RETRIES
+    assert fails["left"] == 10 ** 6 - gssl.tracking.client.LOCK_RETRIES
 
 
 def _init_in_child(uri, results_dir, queue):
@@ -292,7 +292,7 @@ def test_flatten():
 
 
 def test_experiments_carry_the_kind_and_the_saved_views(tmp_path):
-    from gssl.mlflow_views import CELL_VIEW, VIEW_TAG, ui_link
+    from gssl.tracking.views import CELL_VIEW, VIEW_TAG, ui_link
 
     uri = f"sqlite:///{tmp_path / 'mlflow.db'}"
     ids = init_store(uri, ["clu"], results_dir=tmp_path, descriptions={"clu": "A clustering run."},
@@ -314,7 +314,7 @@ def test_mlflow_telemetry_is_off_unless_the_user_turns_it_on():
     import subprocess
     import sys
 
-    probe = ("import os, gssl.tracking, mlflow.telemetry.utils as t; "
+    probe = ("import os, gssl.tracking.client, mlflow.telemetry.utils as t; "
              "print(os.environ['MLFLOW_DISABLE_TELEMETRY'], t.is_telemetry_disabled())")
     env = {k: v for k, v in os.environ.items() if k not in ("MLFLOW_DISABLE_TELEMETRY", "DO_NOT_TRACK")}
     out = subprocess.run([sys.executable, "-c", probe], env=env, capture_output=True, text=True, check=True)
@@ -334,7 +334,7 @@ def test_a_dead_tracking_server_is_reported_in_seconds(tmp_path):
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         port = s.getsockname()[1]  # closed again: connections are refused
-    probe = (f"from gssl.tracking import init_store\n"
+    probe = (f"from gssl.tracking.client import init_store\n"
              f"init_store('http://127.0.0.1:{port}', ['x'], results_dir={str(tmp_path)!r})\n")
     env = {k: v for k, v in os.environ.items() if not k.startswith("MLFLOW_HTTP")}
     t0 = time.perf_counter()
@@ -350,9 +350,9 @@ def test_gssl_mlflow_timeout_is_derived_per_process_and_user_values_win():
     import subprocess
     import sys
 
-    from gssl.tracking import http_budget
+    from gssl.tracking.client import http_budget
 
-    probe = ("import os, gssl.tracking; print(os.environ['MLFLOW_HTTP_REQUEST_TIMEOUT'], "
+    probe = ("import os, gssl.tracking.client; print(os.environ['MLFLOW_HTTP_REQUEST_TIMEOUT'], "
              "os.environ['MLFLOW_HTTP_REQUEST_MAX_RETRIES'])")
     base = {k: v for k, v in os.environ.items() if not k.startswith(("MLFLOW_HTTP", "_GSSL_MLFLOW", "GSSL_MLFLOW"))}
     parent = {**base, **http_budget(30), "_GSSL_MLFLOW_HTTP": ",".join(sorted(http_budget(30)))}

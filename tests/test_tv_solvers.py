@@ -8,7 +8,7 @@ from sklearn.datasets import make_blobs
 from sklearn.neighbors import kneighbors_graph
 
 from gssl.errors import ConfigError
-from gssl.kernels import kernel_matrix
+from gssl.optim.kernels import kernel_matrix
 from gssl.optim import gradient_operator, qp_kkt_violation
 from gssl.solvers import make_solver, solver_modules
 from gssl.optim.cheeger import cheeger_energy

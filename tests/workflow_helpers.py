@@ -32,8 +32,7 @@ N_JOBS = N_SPLITS  # one split per job (splits_per_job: 1)
 def make_workspace(path: Path, config: dict) -> Path:
     """Copy the workflow and the gssl sources; the copy's embedded config is ``config``."""
     path.mkdir(parents=True, exist_ok=True)
-    for name in ("Snakefile", "environment.yml"):  # the rules' conda: directive names the latter
-        shutil.copy(REPO / name, path)
+    shutil.copy(REPO / "environment.yml", path)  # the rules' conda: directive names it
     for folder in ("workflow", "src"):
         shutil.copytree(REPO / folder, path / folder,
                         ignore=shutil.ignore_patterns("__pycache__", "*.egg-info"))

@@ -25,7 +25,7 @@ Run 'gssl COMMAND -h' for the options of a command."""
 
 
 def _graph_info(args) -> None:
-    from .h5io import describe, read_attrs
+    from .store.h5io import describe, read_attrs
 
     for path in args.files:
         kind = read_attrs(path)["gssl_kind"]  # a complete gssl file of some kind, or CacheError
@@ -56,7 +56,7 @@ def _datasets_fetch(args) -> None:
 
     import os
 
-    from .pipeline import fetch_dataset
+    from .pipeline.stages import fetch_dataset
 
     if args.mirror:
         os.environ["GSSL_DATA_MIRROR"] = args.mirror
@@ -168,7 +168,7 @@ def _solver_details(name: str, cls) -> None:
 
 
 def _config_check(args) -> None:
-    from .config import load_yaml, validate_config
+    from .pipeline.config import load_yaml, validate_config
 
     config: dict = {}
     for path in args.files:
@@ -179,7 +179,7 @@ def _config_check(args) -> None:
 
 def _config_names(args) -> None:
     """The registries' names: what the config schema accepts for each (one list, in gssl)."""
-    from .config import registries
+    from .pipeline.config import registries
 
     known = registries()
     unknown = [r for r in args.registries if r not in known]
@@ -192,7 +192,7 @@ def _config_names(args) -> None:
 
 
 def _verify(args) -> None:
-    from .verify import verify_results
+    from .analysis.verify import verify_results
 
     problems, counts = verify_results(args.results)
     for problem in problems:
@@ -204,7 +204,7 @@ def _verify(args) -> None:
 
 
 def _compare(args) -> None:
-    from .compare import compare, format_comparison, load_split_results
+    from .analysis.compare import compare, format_comparison, load_split_results
 
     a = load_split_results(args.a, args.experiment)
     b = load_split_results(args.b, args.experiment)

@@ -25,7 +25,7 @@ from sklearn.random_projection import GaussianRandomProjection, SparseRandomProj
 from sklearn.utils import check_random_state
 
 from .errors import CacheError, ConfigError, DatasetError
-from .h5io import read_h5, write_h5
+from .store.h5io import read_h5, write_h5
 
 # step name -> allowed parameter names
 STEPS: dict[str, tuple[str, ...]] = {

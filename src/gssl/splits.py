@@ -17,8 +17,8 @@ import hashlib
 import numpy as np
 
 from .errors import CacheError, ConfigError, SplitError
-from .h5io import read_h5, write_h5
-from .hashing import canonical_json
+from .store.h5io import read_h5, write_h5
+from .store.hashing import canonical_json
 
 UNUSED, LABELED, UNLABELED, VALIDATION, TEST = -1, 0, 1, 2, 3
 ROLE_NAMES = {UNUSED: "unused", LABELED: "labeled", UNLABELED: "unlabeled",

@@ -4,19 +4,19 @@ import json
 import sys
 from pathlib import Path
 
-from gssl.config import load_yaml, selected_by, validate_config
-from gssl.plan import expected_headline, experiments_to_run, grid_variants, selection_jobs, solve_jobs
+from gssl.pipeline.config import load_yaml, selected_by, validate_config
+from gssl.pipeline.plan import expected_headline, experiments_to_run, grid_variants, selection_jobs, solve_jobs
 from gssl.datasets import generated_datasets
 from gssl.errors import ConfigError
-from gssl.hashing import module_source_hash
+from gssl.store.hashing import module_source_hash
 from gssl.splits import n_splits
-from gssl.tracking import default_tracking_uri
+from gssl.tracking.client import default_tracking_uri
 
 try:
     for _path in workflow.configfiles:  # what Snakemake's YAML loading lets through: keys given twice
         load_yaml(_path)
     # the schema shipped in gssl (workflow/schemas/ links to it), with the registries' names filled
-    # in (dataset sources, solvers, graph and protocol kinds: gssl.config.load_schema)
+    # in (dataset sources, solvers, graph and protocol kinds: gssl.pipeline.config.load_schema)
     validate_config(config)
 except ConfigError as exc:
     raise WorkflowError(str(exc)) from None
@@ -27,7 +27,7 @@ RESULTS = config["results"]
 onstart:
     # temporary files of jobs killed mid-write (never accepted, but never cleaned either): those of
     # this host whose writing process is gone (a running job's, or another host's, are left alone)
-    from gssl.h5io import remove_stale_tmp
+    from gssl.store.h5io import remove_stale_tmp
 
     for _tmp in remove_stale_tmp(RESULTS):
         print(f"gssl: removed {_tmp}, left by a job killed while writing", file=sys.stderr)
@@ -86,8 +86,10 @@ def solver_code_hash(method):
     from gssl.solvers.registry import solver_modules
 
     solver = config["methods"][method]["solver"]
-    # gssl.selection and gssl.config map a selection's choice onto the parameters a job fits with
-    return code_hash("gssl.pipeline", "gssl.metrics", "gssl.selection", "gssl.config",
+    # gssl.pipeline.selection and gssl.pipeline.config map a selection's choice onto the parameters a
+    # job fits with; gssl.tracking.job_runs builds the runs the job asks to log
+    return code_hash("gssl.pipeline.stages", "gssl.metrics", "gssl.pipeline.selection", "gssl.pipeline.config",
+                     "gssl.tracking.job_runs",
                      *solver_modules(solver))
 
 
@@ -188,6 +190,6 @@ def all_report_outputs():
 
 
 def protocol_labels(experiment):
-    from gssl.report import protocol_label
+    from gssl.analysis.report import protocol_label
 
     return {p: protocol_label(config["protocols"][p]) for p in config["experiments"][experiment]["protocols"]}

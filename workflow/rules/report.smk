@@ -17,7 +17,7 @@ rule table:
                                "gridded_methods": [m for m in config["experiments"][wc.experiment]["methods"]
                                                    if has_grid(m)]},
         labels=lambda wc: protocol_labels(wc.experiment),
-        code=code_hash("gssl.report", "gssl.stats"),
+        code=code_hash("gssl.analysis.report", "gssl.analysis.stats"),
     resources:
         mem_mb=per_attempt(2000),
         runtime=per_attempt(15),
@@ -37,7 +37,7 @@ rule plot:
         "logs/report/{experiment}.plot.log",
     params:
         labels=lambda wc: protocol_labels(wc.experiment),
-        code=code_hash("gssl.report", "gssl.stats"),
+        code=code_hash("gssl.analysis.report", "gssl.analysis.stats"),
     resources:
         mem_mb=per_attempt(2000),
         runtime=per_attempt(15),
@@ -49,7 +49,7 @@ rule plot:
 
 rule statistics:
     # paired tests within each setting, ranks and the critical difference across settings, and the
-    # plots of both (issue #18); gssl.stats and gssl.stats_plots hold the numerics
+    # plots of both (issue #18); gssl.analysis.stats and gssl.analysis.plots hold the numerics
     input:
         lambda wc: experiment_runs(wc.experiment),
     output:
@@ -67,7 +67,7 @@ rule statistics:
     benchmark:
         f"{RESULTS}/benchmarks/statistics/{{experiment}}.tsv"
     params:
-        code=code_hash("gssl.report", "gssl.stats", "gssl.stats_plots"),
+        code=code_hash("gssl.analysis.report", "gssl.analysis.stats", "gssl.analysis.plots"),
     resources:
         mem_mb=per_attempt(2000),
         runtime=per_attempt(30),
@@ -105,7 +105,7 @@ rule mlflow_summary:
     params:
         tracking_uri=TRACKING_URI,
         experiment=lambda wc: config["experiments"][wc.experiment],
-        code=code_hash("gssl.tracking"),
+        code=code_hash("gssl.tracking.client"),
     resources:
         mem_mb=per_attempt(2000),
         runtime=per_attempt(30),

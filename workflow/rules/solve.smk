@@ -24,7 +24,7 @@ rule mlflow_experiment:
         tracking_uri=TRACKING_URI,
         description=lambda wc: config["experiments"][wc.experiment].get("description", ""),
         headline=lambda wc: expected_headline(config, wc.experiment),
-        code=code_hash("gssl.tracking"),  # new saved views reach existing stores
+        code=code_hash("gssl.tracking.client"),  # new saved views reach existing stores
     script:
         "../scripts/mlflow_init.py"
 
@@ -112,7 +112,7 @@ checkpoint select:
     params:
         method=lambda wc: config["methods"][wc.method],
         selection=lambda wc: config["experiments"][wc.experiment]["selection"],
-        code=code_hash("gssl.selection"),
+        code=code_hash("gssl.pipeline.selection"),
     resources:
         mem_mb=per_attempt(2000),
         runtime=per_attempt(10),

@@ -1,6 +1,6 @@
 """Parse a fetched or generated dataset into results/data/{dataset}.h5."""
-from gssl.jobs import job_context
-from gssl.pipeline import build_dataset
+from gssl.pipeline.jobs import job_context
+from gssl.pipeline.stages import build_dataset
 
 with job_context(snakemake.log[0]) as log:
     build_dataset(snakemake.wildcards.dataset, snakemake.params.entry, snakemake.params.raw_dir,

@@ -1,8 +1,8 @@
 """Fetch every file of one data source into resources/raw/{source}/ (mirror first)."""
 from pathlib import Path
 
-from gssl.jobs import job_context
-from gssl.pipeline import fetch_dataset
+from gssl.pipeline.jobs import job_context
+from gssl.pipeline.stages import fetch_dataset
 
 with job_context(snakemake.log[0]) as log:
     out = Path(snakemake.output[0])

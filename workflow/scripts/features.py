@@ -1,6 +1,6 @@
 """Apply a preprocessing chain: results/features/{dataset}/{prep}.h5."""
-from gssl.jobs import job_context
-from gssl.pipeline import build_features
+from gssl.pipeline.jobs import job_context
+from gssl.pipeline.stages import build_features
 
 with job_context(snakemake.log[0], snakemake.threads) as log:
     build_features(snakemake.input[0], snakemake.params.steps, snakemake.output[0],

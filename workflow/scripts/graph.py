@@ -1,6 +1,6 @@
 """Build one graph: results/graphs/{dataset}/{prep}/{graph}.h5."""
-from gssl.jobs import job_context
-from gssl.pipeline import build_graph
+from gssl.pipeline.jobs import job_context
+from gssl.pipeline.stages import build_graph
 
 with job_context(snakemake.log[0], snakemake.threads) as log:
     data = snakemake.input.data or None

@@ -2,10 +2,10 @@
 import json
 from pathlib import Path
 
-from gssl.h5io import atomic_write_text
-from gssl.jobs import job_context
-from gssl.mlflow_views import ui_link
-from gssl.tracking import init_store
+from gssl.store.h5io import atomic_write_text
+from gssl.pipeline.jobs import job_context
+from gssl.tracking.views import ui_link
+from gssl.tracking.client import init_store
 
 with job_context(snakemake.log[0]) as log:
     name = snakemake.wildcards.experiment

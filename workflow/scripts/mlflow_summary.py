@@ -7,13 +7,13 @@ import time
 from pathlib import Path
 from collections import defaultdict
 
-from gssl.h5io import atomic_write_text
-from gssl.jobs import job_context
+from gssl.store.h5io import atomic_write_text
+from gssl.pipeline.jobs import job_context
 from gssl.metrics import split_statistics
-from gssl.pipeline import read_blocks
-from gssl.stats import KEYS
-from gssl.run_records import KIND_TAG, run_name
-from gssl.tracking import connect, log_pending, read_sentinel, summarize
+from gssl.pipeline.stages import read_blocks
+from gssl.analysis.stats import KEYS
+from gssl.tracking.records import KIND_TAG, run_name
+from gssl.tracking.client import connect, log_pending, read_sentinel, summarize
 
 sm = snakemake
 with job_context(sm.log[0]) as log:

@@ -1,9 +1,9 @@
 """Plot error vs protocol for one experiment."""
 import pandas as pd
 
-from gssl.h5io import atomic_path
-from gssl.jobs import job_context
-from gssl.report import plot
+from gssl.store.h5io import atomic_path
+from gssl.pipeline.jobs import job_context
+from gssl.analysis.report import plot
 
 with job_context(snakemake.log[0]):
     table = pd.read_csv(snakemake.input[0])

@@ -4,11 +4,11 @@ import json
 import time
 from collections import Counter
 
-from gssl.h5io import atomic_path, atomic_write_text
-from gssl.jobs import job_context
-from gssl.pipeline import read_blocks
-from gssl.selection import choice_record, choose, choose_per_split, grid_table, plot_grid
-from gssl.run_records import KIND_TAG, run_tree, write_pending
+from gssl.store.h5io import atomic_path, atomic_write_text
+from gssl.pipeline.jobs import job_context
+from gssl.pipeline.stages import read_blocks
+from gssl.pipeline.selection import choice_record, choose, choose_per_split, grid_table, plot_grid
+from gssl.tracking.records import KIND_TAG, run_tree, write_pending
 
 sm = snakemake
 wc = {k: sm.wildcards[k] for k in ("experiment", "dataset", "prep", "graph", "method")}

@@ -5,31 +5,25 @@ split), which the experiment's logging job (rule mlflow_summary) logs: this job 
 Rule solve runs the evaluation cells (a gridded method with the parameters its selection chose,
 one choice or one per split); rule solve_grid runs every point of a method's grid on a block of the
 selection protocol's splits, one MLflow run per grid point (its splits' values as steps)."""
-import functools
 import json
-import platform
 import time
 from pathlib import Path
 
 import gssl
 
-from gssl import __version__
-from gssl.jobs import git_commit, job_context
-from gssl.pipeline import (Cell, block_payload, describe_inputs, expected_params, run_cell, run_grid,
-                           write_block, write_grid)
-from gssl.metrics import split_statistics
-from gssl.selection import methods_for_splits
-from gssl.run_records import KIND_TAG, run_name, run_tree, write_pending
+from gssl.pipeline.jobs import git_commit, job_context
+from gssl.pipeline.selection import methods_for_splits
+from gssl.pipeline.stages import (Cell, block_payload, describe_inputs, expected_params, run_cell, run_grid,
+                                  write_block, write_grid)
+from gssl.tracking.job_runs import JobRuns
+from gssl.tracking.records import write_pending
 
 sm = snakemake
 wc = {k: sm.wildcards[k] for k in ("experiment", "dataset", "prep", "graph", "method", "protocol")}
 splits = list(range(int(sm.wildcards.first), int(sm.wildcards.last) + 1))
-whole_cell = len(splits) == sm.params.n_splits
 grid = sm.params.get("grid")  # solve_grid: [[variant id, {solver, params}], ...]
-block = "" if whole_cell else f"{splits[0]}-{splits[-1]}"
 
 
-@functools.cache
 def input_tags():
     """The code that ran and the inputs' hashes (git and three HDF5 files: read once per job)."""
     tags = {f"gssl.{name}_hash": h for name, h in describe_inputs(
@@ -38,23 +32,6 @@ def input_tags():
     if commit:
         tags["mlflow.source.git.commit"] = commit
     return tags
-
-
-def common_tags(solver):
-    tags = {f"gssl.{k}": v for k, v in wc.items()}
-    tags.update({"gssl.solver": solver, "gssl.rule": sm.rule, "gssl.stage": sm.params.stage,
-                 "gssl.version": __version__, "gssl.code_hash": sm.params.code,
-                 "gssl.host": platform.node(), "gssl.output": sm.output[0],
-                 "gssl.splits": f"{splits[0]}-{splits[-1]}",
-                 "mlflow.source.name": f"snakemake rule {sm.rule}", "mlflow.source.type": "JOB",
-                 **input_tags()})
-    return tags
-
-
-def run_params(method):
-    return {"method": method, "graph": sm.params.graph_spec,
-            "preprocessing": {"steps": sm.params.prep_steps}, "protocol": sm.params.protocol_spec,
-            "seed": sm.params.seed}
 
 
 def fit_evaluation(cell, method, log):
@@ -71,65 +48,32 @@ def fit_evaluation(cell, method, log):
     return sorted(results, key=lambda r: r["split"]), (groups[0][0] if len(groups) == 1 else method)
 
 
-def graph_metrics():
+def graph_metrics(cell):
     """An approximate kNN graph's measured recall (the graph file's params), beside the scores."""
     params = cell.graph.params
     return {"graph_knn_recall": params["knn_recall"]} if "knn_recall" in params else {}
 
 
-def job_times():
-    """The run's start and end for MLflow (ms): this job's, not the later logging job's."""
-    return {"start_time": T_START_MS, "end_time": int(time.time() * 1000)}
-
-
-def evaluation_runs(method, results, load_seconds):
-    tags = common_tags(method["solver"])
-    kind = "cell" if whole_cell else "block"
-    parent = {"name": run_name(wc, splits=block), "tags": {**tags, KIND_TAG: kind},
-              "params": run_params(method),
-              "metrics": {**split_statistics([r["metrics"] for r in results]), "load_seconds": load_seconds,
-                          **graph_metrics()},
-              **job_times()}
-    children = [{"name": run_name(wc, split=r["split"]), **job_times(),
-                 "tags": {**tags, KIND_TAG: "split", "gssl.split": r["split"],
-                          **({"gssl.chosen": json.dumps(r["chosen"], sort_keys=True)} if r["chosen"] else {})},
-                 "params": run_params(r["method"]), "metrics": r["metrics"], "history": r["history"],
-                 "artifacts": {"result.json": {"predictions": r["predictions"], "history": r["history"],
-                                               "stop_reason": r["stop_reason"]}}}
-                for r in results]
-    return run_tree(parent, children)
-
-
-def grid_point_run(variant, method, results, load_seconds):
-    """One run per grid point (no child per split: a grid is hundreds of fits); the splits'
-    values are its metrics' steps."""
-    tags = {**common_tags(method["solver"]), "gssl.variant": variant,
-            KIND_TAG: "selection_" + ("cell" if whole_cell else "block")}
-    history = [{"split": r["split"], **r["metrics"]} for r in results]
-    run = {"name": run_name(wc, variant, splits=block), "tags": tags, "params": run_params(method),
-           **job_times(),
-           "metrics": {**split_statistics([r["metrics"] for r in results]), "load_seconds": load_seconds},
-           "history": history}
-    return run_tree(run)
-
-
-T_START_MS = int(time.time() * 1000)
 with job_context(sm.log[0], sm.threads) as log:
     t_start = time.perf_counter()
     method = dict(sm.params.method)
+    runs = JobRuns(wc, splits, whole_cell=len(splits) == sm.params.n_splits, rule=sm.rule,
+                   stage=sm.params.stage, code=sm.params.code, output=sm.output[0], input_tags=input_tags(),
+                   spec={"graph": sm.params.graph_spec, "preprocessing": {"steps": sm.params.prep_steps},
+                         "protocol": sm.params.protocol_spec, "seed": sm.params.seed})
     cell = Cell(sm.input.features, sm.input.graph, sm.input.splits, expect=expected_params(
         sm.params.prep_steps, sm.params.seed, sm.params.graph_spec, sm.params.protocol_spec,
         wc["dataset"], wc["protocol"]))  # a foreign file in an input's place is refused
     if grid:
         fitted = run_grid(cell, splits, grid, seed=sm.params.seed, log=log)
-        trees = [grid_point_run(v, m, rs, cell.load_seconds) for v, m, rs in fitted]
+        trees = [runs.grid_point(v, m, rs, cell.load_seconds) for v, m, rs in fitted]
         results = [r for _, _, rs in fitted for r in rs]
     else:
         results, method = fit_evaluation(cell, method, log)
         for r in results:
             r["metrics"]["load_seconds"] = cell.load_seconds
             log.info("split %d: %s", r["split"], r["metrics"])
-        trees = [evaluation_runs(method, results, cell.load_seconds)]
+        trees = [runs.evaluation(method, results, {"load_seconds": cell.load_seconds, **graph_metrics(cell)})]
     write_pending(sm.output.runs, trees)
     timings = {"load_seconds": cell.load_seconds,
                "fit_seconds": sum(r["metrics"]["fit_seconds"] for r in results),

@@ -1,6 +1,6 @@
 """Draw every split of one protocol: results/splits/{dataset}/{protocol}.h5."""
-from gssl.jobs import job_context
-from gssl.pipeline import build_splits
+from gssl.pipeline.jobs import job_context
+from gssl.pipeline.stages import build_splits
 
 with job_context(snakemake.log[0]) as log:
     build_splits(snakemake.input[0], snakemake.wildcards.dataset, snakemake.wildcards.protocol,

@@ -5,12 +5,12 @@ plots per cell, the critical-difference diagram and the rank heat-map."""
 import json
 import math
 
-from gssl.h5io import atomic_path, atomic_write_text
-from gssl.jobs import job_context
-from gssl.report import aggregate, headline_metric, load_runs, statistics_markdown
-from gssl.ranks import average_ranks, friedman_test, nemenyi_cd, score_table
-from gssl.stats import StatsError, cell_summary, higher_is_better, paired_tests
-from gssl.stats_plots import plot_boxes, plot_cd_diagram, plot_note, plot_rank_heatmap
+from gssl.store.h5io import atomic_path, atomic_write_text
+from gssl.pipeline.jobs import job_context
+from gssl.analysis.report import aggregate, headline_metric, load_runs, statistics_markdown
+from gssl.analysis.ranks import average_ranks, friedman_test, nemenyi_cd, score_table
+from gssl.analysis.stats import StatsError, cell_summary, higher_is_better, paired_tests
+from gssl.analysis.plots import plot_boxes, plot_cd_diagram, plot_note, plot_rank_heatmap
 
 sm = snakemake
 with job_context(sm.log[0]) as log:

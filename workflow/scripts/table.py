@@ -1,10 +1,10 @@
 """Aggregate an experiment's run JSONs into results/tables/{experiment}.csv (long format, one row
 per dataset/prep/graph/method/protocol), .md and .html (paper-style tables; the .html is the
 Snakemake report's entry)."""
-from gssl.h5io import atomic_path, atomic_write_text
-from gssl.jobs import job_context
-from gssl.report import (aggregate, html, load_runs, markdown, with_paired_tests, with_paper_statistic,
-                         with_reference)
+from gssl.store.h5io import atomic_path, atomic_write_text
+from gssl.pipeline.jobs import job_context
+from gssl.analysis.report import (aggregate, html, load_runs, markdown, with_paired_tests, with_paper_statistic,
+                                  with_reference)
 
 with job_context(snakemake.log[0]) as log:
     experiment = snakemake.wildcards.experiment

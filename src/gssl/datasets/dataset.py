@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import scipy.sparse as sp
 
-from ..hashing import array_fingerprint
+from ..store.hashing import array_fingerprint
 
 
 @dataclass

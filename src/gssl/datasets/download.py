@@ -16,8 +16,8 @@ import urllib.request
 from pathlib import Path
 
 from ..errors import ChecksumError, SourcesUnavailableError
-from ..h5io import atomic_path
-from ..hashing import file_sha256
+from ..store.h5io import atomic_path
+from ..store.hashing import file_sha256
 from .registry import DatasetSpec, FileSpec, get_spec
 
 CHUNK = 1 << 20

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 
 from ..errors import CacheError
-from ..h5io import read_h5, write_h5
+from ..store.h5io import read_h5, write_h5
 from .dataset import Dataset
 
 KIND = "dataset"

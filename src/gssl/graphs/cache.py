@@ -8,7 +8,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from ..errors import CacheError
-from ..h5io import read_h5, write_h5
+from ..store.h5io import read_h5, write_h5
 from .base import Graph
 from .laplacian import LAPLACIAN_KINDS
 

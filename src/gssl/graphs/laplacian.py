@@ -11,7 +11,7 @@ from ..errors import ConfigError, GraphError
 
 # the one list of Laplacian kinds: those of a weight matrix W (:func:`laplacian`), and every kind a
 # graph may declare (LLE graphs add "lle", L_A = (I - V)^T (I - V) of their barycentric weights V);
-# the config schema (gssl.config.registries), the graph specs and the graph cache read these
+# the config schema (gssl.pipeline.config.registries), the graph specs and the graph cache read these
 LAPLACIANS = ("unnormalized", "normalized", "random_walk")
 LAPLACIAN_KINDS = LAPLACIANS + ("lle",)
 

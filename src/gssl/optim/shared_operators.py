@@ -9,7 +9,7 @@ Inside ``with shared_graph_operators(W):`` each operator of that very W (the sam
 computed once and returned to every caller; outside, or for another W (a reweighted copy, a
 sub-graph), it is computed afresh each time, so no call outside a block keeps a graph alive.
 Cached numpy arrays are made read-only: a caller that wrote into one would change the next split's.
-This mirrors :func:`gssl.kernels.shared_kernels` for kernel matrices.
+This mirrors :func:`gssl.optim.kernels.shared_kernels` for kernel matrices.
 """
 
 from __future__ import annotations

@@ -21,7 +21,7 @@ from collections import Counter
 import numpy as np
 
 from ..errors import SolverError
-from ..kernels import kernel_matrix
+from ..optim.kernels import kernel_matrix
 from ..optim.manifold_dual import lapsvm_dual
 from ..optim.manifold_primal import (LaplacianPower, laprlsc_closed_form, lapsvm_newton_ova,
                                      manifold_pcg, primal_objective)
@@ -92,7 +92,7 @@ class LapSVMDual(_ManifoldKernelMachine):
     Parameters
     ----------
     kernel : str or dict, default={"kind": "rbf", "sigma": "median"}
-        Kernel spec (:func:`gssl.kernels.validate_kernel`).
+        Kernel spec (:func:`gssl.optim.kernels.validate_kernel`).
     gamma_A : float > 0, default=1e-6
         Ambient (RKHS norm) weight.
     gamma_I : float >= 0, default=1e-2
@@ -164,7 +164,7 @@ class LapSVMNewton(_ManifoldKernelMachine):
     Parameters
     ----------
     kernel : str or dict, default={"kind": "rbf", "sigma": "median"}
-        Kernel spec (:func:`gssl.kernels.validate_kernel`).
+        Kernel spec (:func:`gssl.optim.kernels.validate_kernel`).
     gamma_A : float > 0, default=1e-6
         Ambient (RKHS norm) weight.
     gamma_I : float >= 0, default=1e-2
@@ -270,7 +270,7 @@ class LapSVMPCG(_PCGParams, _ManifoldKernelMachine):
     Parameters
     ----------
     kernel : str or dict, default={"kind": "rbf", "sigma": "median"}
-        Kernel spec (:func:`gssl.kernels.validate_kernel`).
+        Kernel spec (:func:`gssl.optim.kernels.validate_kernel`).
     gamma_A : float > 0, default=1e-6
         Ambient (RKHS norm) weight.
     gamma_I : float >= 0, default=1e-2
@@ -357,7 +357,7 @@ class LapRLSC(_PCGParams, _ManifoldKernelMachine):
     Parameters
     ----------
     kernel : str or dict, default={"kind": "rbf", "sigma": "median"}
-        Kernel spec (:func:`gssl.kernels.validate_kernel`).
+        Kernel spec (:func:`gssl.optim.kernels.validate_kernel`).
     gamma_A : float > 0, default=1e-6
         Ambient (RKHS norm) weight.
     gamma_I : float >= 0, default=1e-2

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from ..errors import ConfigError
-from ..hashing import import_closure
+from ..store.hashing import import_closure
 from .baselines import LabelSpreadingBaseline
 from .graph_learning import LaplaceLearning, PLaplaceLearning, PoissonLearning, PoissonMBO
 from .clustering import KMeansClustering, SpectralGraphClustering

@@ -9,7 +9,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..graphs.laplacian import LAPLACIAN_KINDS
-from ..kernels import kernel_matrix, validate_kernel
+from ..optim.kernels import kernel_matrix, validate_kernel
 from ..optim.linalg import relative_residual, solve_dense, solve_spd
 from .base import SemiSupervisedClassifier, ova_scores, ova_targets, require_features
 from .params import Check, Int, StrOptions, nonnegative, positive
@@ -50,7 +50,7 @@ class KernelRLS(_KernelExpansion):
     Parameters
     ----------
     kernel : str or dict, default={"kind": "rbf", "sigma": "median"}
-        Kernel spec (:func:`gssl.kernels.validate_kernel`): "rbf", "linear", "polynomial" or a
+        Kernel spec (:func:`gssl.optim.kernels.validate_kernel`): "rbf", "linear", "polynomial" or a
         mapping with "kind" and that kind's keys.
     gamma_A : float, default=1e-6
         Ridge (ambient) weight, > 0.
@@ -109,7 +109,7 @@ class LaplacianRLS(_KernelExpansion):
     Parameters
     ----------
     kernel : str or dict, default={"kind": "rbf", "sigma": "median"}
-        Kernel spec (:func:`gssl.kernels.validate_kernel`).
+        Kernel spec (:func:`gssl.optim.kernels.validate_kernel`).
     gamma_A : float, default=1e-6
         Ambient (RKHS norm) weight, > 0.
     gamma_I : float, default=1e-2

@@ -7,7 +7,7 @@ from sklearn.multiclass import OneVsRestClassifier
 from sklearn.svm import SVC
 from sklearn.utils.validation import check_is_fitted
 
-from ..kernels import kernel_matrix
+from ..optim.kernels import kernel_matrix
 from .base import SemiSupervisedClassifier, require_features
 from .params import StrOptions, positive
 from .rls import DEFAULT_KERNEL, kernel_spec
@@ -27,7 +27,7 @@ class KernelSVM(SemiSupervisedClassifier):
     Parameters
     ----------
     kernel : str or dict, default={"kind": "rbf", "sigma": "median"}
-        Kernel spec (:func:`gssl.kernels.validate_kernel`).
+        Kernel spec (:func:`gssl.optim.kernels.validate_kernel`).
     C : float, default=1.0
         libsvm's penalty, > 0.
     multiclass : {"ovo", "ovr"}, default="ovo"

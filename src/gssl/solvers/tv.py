@@ -13,7 +13,7 @@ import numpy as np
 import scipy.linalg as sla
 
 from ..errors import ConfigError
-from ..kernels import kernel_matrix
+from ..optim.kernels import kernel_matrix
 from ..optim.cheeger import cheeger_iteration
 from ..optim.dual_svm import DualSVMStep
 from ..optim.graph_ops import gradient_operator
@@ -28,7 +28,7 @@ from .params import Int, StrOptions, nonnegative, positive
 from .rls import DEFAULT_KERNEL, MANIFOLD_CONSTRAINTS, kernel_spec
 
 _PARAMS = {  # numpydoc type and description of each constructor parameter
-    "kernel": ("str or dict", "Kernel spec (:func:`gssl.kernels.validate_kernel`)."),
+    "kernel": ("str or dict", "Kernel spec (:func:`gssl.optim.kernels.validate_kernel`)."),
     "eta": ("float > 0", "Weight eta of the label fit."),
     "lam": ("float > 0", "Weight lambda of the RKHS norm."),
     "gamma": ("float >= 0", "Weight of the graph TV ||Df||_1."),

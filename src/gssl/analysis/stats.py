@@ -10,11 +10,11 @@ Three levels of evidence:
 * within a cell -- :func:`cell_summary`: mean, std, standard error and a Student-t interval;
 * within a setting -- :func:`paired_tests`: Wilcoxon signed-rank tests of every method against
   the best one, Holm-corrected (:func:`holm`), which says which methods are "tied with the best";
-* across settings -- :mod:`gssl.ranks`: average ranks, the Friedman test and Nemenyi's critical
-  difference (Demšar 2006, JMLR 7:1-30), drawn by :func:`gssl.stats_plots.plot_cd_diagram`.
+* across settings -- :mod:`gssl.analysis.ranks`: average ranks, the Friedman test and Nemenyi's critical
+  difference (Demšar 2006, JMLR 7:1-30), drawn by :func:`gssl.analysis.plots.plot_cd_diagram`.
 
-:func:`gssl.compare.compare` checks two sets of runs of the same cells (a rerun, a new commit)
-for changes beyond split noise; :mod:`gssl.stats_plots` draws the figures.
+:func:`gssl.analysis.compare.compare` checks two sets of runs of the same cells (a rerun, a new commit)
+for changes beyond split noise; :mod:`gssl.analysis.plots` draws the figures.
 """
 
 from __future__ import annotations
@@ -23,8 +23,8 @@ import numpy as np
 import pandas as pd
 from scipy import stats as _st
 
-from .errors import GsslError
-from .metrics import HIGHER_IS_BETTER
+from ..errors import GsslError
+from ..metrics import HIGHER_IS_BETTER
 
 KEYS = ["dataset", "prep", "graph", "method", "protocol"]  # one cell = one row of a results table
 SETTING = ["dataset", "prep", "graph", "protocol"]  # methods of a setting share their splits

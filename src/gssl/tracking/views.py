@@ -1,11 +1,11 @@
 """The MLflow UI side of gssl's experiments: the saved views of the runs page an experiment opens
-on and the links to them. Plain data (no MLflow import): :mod:`gssl.tracking` writes them as
+on and the links to them. Plain data (no MLflow import): :mod:`gssl.tracking.client` writes them as
 experiment tags."""
 
 from __future__ import annotations
 
-from .hashing import canonical_json
-from .run_records import KIND_TAG, SUPERSEDED_TAG
+from ..store.hashing import canonical_json
+from .records import KIND_TAG, SUPERSEDED_TAG
 
 
 EXPERIMENT_KIND = {"mlflow.experimentKind": "custom_model_development"}

@@ -17,7 +17,7 @@ import json
 import math
 from pathlib import Path
 
-from .errors import CacheError, GsslError
+from ..errors import CacheError, GsslError
 
 
 def verify_results(results) -> tuple[list[str], dict]:
@@ -49,7 +49,7 @@ def verify_results(results) -> tuple[list[str], dict]:
 
 
 def _check_cache_file(path: Path) -> list[str]:
-    from .h5io import read_attrs, read_h5
+    from ..store.h5io import read_attrs, read_h5
 
     try:
         kind = read_attrs(path)["gssl_kind"]
@@ -84,10 +84,10 @@ def _in_results(output: str, results: Path, recorded: str | None) -> Path:
 
 
 def _check_ledger(ledger: Path, results: Path) -> tuple[list[str], set, int]:
-    from .pipeline import read_blocks
-    from .errors import TrackingError
-    from .run_records import SUPERSEDED_TAG
-    from .tracking import store_runs
+    from ..pipeline.stages import read_blocks
+    from ..errors import TrackingError
+    from ..tracking.records import SUPERSEDED_TAG
+    from ..tracking.client import store_runs
 
     info = json.loads(ledger.read_text())
     try:

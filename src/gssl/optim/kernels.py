@@ -16,7 +16,7 @@ import numbers
 import numpy as np
 from sklearn.metrics.pairwise import linear_kernel, polynomial_kernel, rbf_kernel
 
-from .errors import ConfigError
+from ..errors import ConfigError
 
 _DEFAULTS = {
     "rbf": {"sigma": "median"},

@@ -42,14 +42,14 @@ def plot_cd_diagram(avg_ranks: pd.Series, cd: float, out, title: str | None = No
     A rank axis 1..k on top, best (rank 1) on the left; each method hangs from its average rank
     by an elbow line to its label (the better half on the left, the rest on the right). The
     critical difference is a scale bar above the axis; thick bars below the axis join the groups
-    of :func:`gssl.ranks.cd_groups`, methods not significantly different.
+    of :func:`gssl.analysis.ranks.cd_groups`, methods not significantly different.
 
     Parameters
     ----------
     avg_ranks : Series
         Average rank per method (index: method names), in any order.
     cd : float
-        Critical difference, e.g. :func:`gssl.ranks.nemenyi_cd`.
+        Critical difference, e.g. :func:`gssl.analysis.ranks.nemenyi_cd`.
     out : str or Path
         Image file to write (format from the suffix).
     title : str, optional
@@ -118,12 +118,12 @@ def plot_boxes(runs: pd.DataFrame, metric: str, out) -> None:
     """Box plot of the per-split ``metric`` of every method, one panel per setting.
 
     The split values are drawn jittered over the boxes; the box of the best method by mean
-    (direction from :func:`gssl.stats.higher_is_better`) is highlighted.
+    (direction from :func:`gssl.analysis.stats.higher_is_better`) is highlighted.
 
     Parameters
     ----------
     runs : DataFrame
-        One row per (cell, split) with :data:`gssl.stats.KEYS`, ``split`` and ``metric``.
+        One row per (cell, split) with :data:`gssl.analysis.stats.KEYS`, ``split`` and ``metric``.
     metric : str
         Numeric metric column; its name labels the y axes.
     out : str or Path

@@ -235,7 +235,7 @@ def load_split_results(source, experiment: str | None = None) -> pd.DataFrame:
     :func:`save_split_results` (a committed reference). ``experiment`` keeps one experiment."""
     from pathlib import Path
 
-    from .metrics import SCORE_PREFIXES
+    from ..metrics import SCORE_PREFIXES
     from .report import load_runs
 
     path = Path(source)

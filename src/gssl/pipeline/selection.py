@@ -17,8 +17,8 @@ from pathlib import Path
 import numpy as np
 
 from .plan import get_dotted, grid_variants, set_dotted
-from .errors import ConfigError
-from .metrics import HIGHER_IS_BETTER
+from ..errors import ConfigError
+from ..metrics import HIGHER_IS_BETTER
 
 if TYPE_CHECKING:  # pandas is imported where a table is built: solve jobs never need it
     import pandas as pd

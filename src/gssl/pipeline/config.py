@@ -1,6 +1,6 @@
 """Workflow configuration: schema validation with short messages, cross-references, strict YAML.
 
-What a valid config asks to run (jobs, grid points, split blocks) is :mod:`gssl.plan`."""
+What a valid config asks to run (jobs, grid points, split blocks) is :mod:`gssl.pipeline.plan`."""
 
 from __future__ import annotations
 
@@ -11,7 +11,8 @@ from pathlib import Path
 
 import yaml
 
-from .errors import ConfigError
+from ..errors import ConfigError
+from ..metrics import SCORE_PREFIXES
 from .plan import get_dotted, grid_values, grid_variants, set_dotted
 
 SECTIONS = ("datasets", "preprocessing", "graphs", "methods", "protocols")
@@ -27,11 +28,11 @@ def registries() -> dict[str, tuple[str, ...]]:
     """The names a config may use, read from the registries that define them (in their order):
     the schema's ``x-gssl-registry`` entries get these as their ``enum`` when it is loaded, so
     that no list of names is kept twice."""
-    from .datasets import REGISTRY
-    from .features import STEPS
-    from .graphs import BACKENDS, GRAPH_KINDS, LAPLACIAN_KINDS, SIGMA_RULES, SYMMETRIZATIONS, WEIGHTS
-    from .solvers.registry import SOLVERS
-    from .splits import PROTOCOL_KINDS
+    from ..datasets import REGISTRY
+    from ..features import STEPS
+    from ..graphs import BACKENDS, GRAPH_KINDS, LAPLACIAN_KINDS, SIGMA_RULES, SYMMETRIZATIONS, WEIGHTS
+    from ..solvers.registry import SOLVERS
+    from ..splits import PROTOCOL_KINDS
 
     return {"datasets": tuple(REGISTRY), "preprocessing_steps": tuple(STEPS),
             "graph_kinds": GRAPH_KINDS, "graph_weights": WEIGHTS, "graph_symmetrize": SYMMETRIZATIONS,
@@ -142,7 +143,7 @@ def _check_results_folder(results) -> None:
 
 
 def check_references(config: dict) -> None:
-    from .datasets import graph_only_datasets
+    from ..datasets import graph_only_datasets
 
     problems, graph_only = [], graph_only_datasets()
     for exp, entry in config["experiments"].items():
@@ -175,7 +176,7 @@ def check_references(config: dict) -> None:
 def _protocol_problems(protocols: dict) -> list[str]:
     """What the split jobs would refuse (e.g. label_fraction with fraction 1.0), caught here so
     that ``gssl config check`` and the workflow's DAG stage agree."""
-    from .splits import validate_protocol
+    from ..splits import validate_protocol
 
     problems = []
     for pid, spec in protocols.items():
@@ -188,7 +189,7 @@ def _protocol_problems(protocols: dict) -> list[str]:
 
 def _method_problems(methods: dict) -> list[str]:
     """Unknown solver names or parameters (of every grid point), caught before any job starts."""
-    from .solvers.registry import make_solver
+    from ..solvers.registry import make_solver
 
     problems = []
     for mid, entry in methods.items():
@@ -220,7 +221,7 @@ def _class_prior_problems(mid: str, entry: dict, solver) -> list[str]:
     solver has the option itself (one place to set it)."""
     from sklearn.base import is_classifier
 
-    from .solvers.class_priors import check_class_priors
+    from ..solvers.class_priors import check_class_priors
 
     if entry.get("class_priors") is None:
         return []
@@ -298,7 +299,7 @@ def _selection_problems(config: dict, exp: str, entry: dict) -> list[str]:
 def _selected_as_problems(mid: str, entry: dict, src: str, source: dict) -> list[str]:
     """Every value the source's grid can choose must fit the method's own params, which must not
     set those keys themselves (the choice would silently replace them)."""
-    from .solvers.registry import make_solver
+    from ..solvers.registry import make_solver
 
     own = [k for k in source["grid"] if _has_dotted(entry.get("params") or {}, k)]
     if own:
@@ -322,10 +323,6 @@ def _has_dotted(d: dict, key: str) -> bool:
     except (KeyError, TypeError):
         return False
     return True
-
-
-# metrics that read labels (the scores the tables report; gssl.report summarises these)
-SCORE_PREFIXES = ("error_", "macro_error_", "purity", "clustering_accuracy")
 
 
 def _per_split_problems(config: dict, exp: str, entry: dict, sel: dict) -> list[str]:

@@ -7,14 +7,14 @@ from __future__ import annotations
 import itertools
 import json
 
-from .errors import ConfigError
+from ..errors import ConfigError
 
 
 def grid_variants(entry: dict) -> list[tuple[str, dict]]:
     """(variant id, constructor params) of every point of a method's grid, in grid order (the
     product of the value lists, the first key varying slowest). The id is a short hash of the
     params, so it names the same point whatever else the grid holds."""
-    from .hashing import params_hash
+    from ..store.hashing import params_hash
 
     grid = entry.get("grid") or {}
     out = []
@@ -68,7 +68,7 @@ def selection_jobs(config: dict, experiment: str) -> list[dict]:
 
 def split_blocks(config: dict, protocol: str) -> list[tuple[int, int]]:
     """(first, last) split of each solve job of a protocol's cell: blocks of ``splits_per_job``."""
-    from .splits import n_splits
+    from ..splits import n_splits
 
     n = n_splits(config["protocols"][protocol])
     step = config.get("splits_per_job") or n
@@ -94,10 +94,10 @@ def solve_jobs(config: dict, experiment: str) -> list[dict]:
 def expected_headline(config: dict, experiment: str) -> tuple[str, bool]:
     """(score, lower is better) an experiment's tables lead with, known before anything runs:
     purity for clustering methods, the test error for protocols with test points, else the error
-    on the unlabeled points (as :func:`gssl.report.headline_metric` picks from the results)."""
+    on the unlabeled points (as :func:`gssl.analysis.report.headline_metric` picks from the results)."""
     from sklearn.base import is_clusterer
 
-    from .solvers.registry import SOLVERS
+    from ..solvers.registry import SOLVERS
 
     e = config["experiments"][experiment]
     solvers = [SOLVERS.get(config["methods"][m]["solver"]) for m in e["methods"]]

@@ -1,6 +1,6 @@
 """A shared MLflow tracking server for gssl runs: PostgreSQL backend store, proxied artifacts.
 
-``make server`` (``python -m gssl.server``) starts, in the foreground, a PostgreSQL cluster of its
+``make server`` (``python -m gssl.tracking.server``) starts, in the foreground, a PostgreSQL cluster of its
 own (created on first use under ``--dir``) and ``mlflow server`` on it, both bound to 127.0.0.1;
 Ctrl-C stops both. Runs log to it with ``MLFLOW_TRACKING_URI=http://127.0.0.1:5000``: clients
 talk HTTP only (artifacts go through the server, ``--artifacts-destination``), so compute nodes
@@ -34,7 +34,7 @@ import urllib.request
 from dataclasses import dataclass
 from pathlib import Path
 
-from .errors import GsslError
+from ..errors import GsslError
 
 
 class ServerError(GsslError):
@@ -269,7 +269,7 @@ def serve(folder: Path, *, host: str = "127.0.0.1", port: int = 5000, backend: s
 
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(
-        prog="python -m gssl.server",
+        prog="python -m gssl.tracking.server",
         description="MLflow tracking server for gssl runs: PostgreSQL backend store (created on "
                     "first use in --dir), proxied artifact store, on 127.0.0.1. Ctrl-C stops it.")
     parser.add_argument("--dir", type=Path, default=Path("results/mlflow-server"),

@@ -12,10 +12,10 @@ from pathlib import Path
 
 import numpy as np
 
-from ._version import __version__
-from .errors import ConfigError
-from .h5io import atomic_write_text, read_attrs
-from .hashing import file_sha256
+from .._version import __version__
+from ..errors import ConfigError
+from ..store.h5io import atomic_write_text, read_attrs
+from ..store.hashing import file_sha256
 
 
 def _inputs(**paths) -> dict:
@@ -24,7 +24,7 @@ def _inputs(**paths) -> dict:
 
 def fetch_dataset(source: str, raw_dir, manifest_path) -> dict:
     """Download (or copy from the mirror) every file of ``source``; write a manifest of their hashes."""
-    from .datasets import fetch
+    from ..datasets import fetch
 
     files = fetch(source, raw_dir)
     manifest = {"source": source, "files": {name: file_sha256(p) for name, p in sorted(files.items())}}
@@ -34,8 +34,8 @@ def fetch_dataset(source: str, raw_dir, manifest_path) -> dict:
 
 def build_dataset(dataset_id: str, entry: dict, raw_dir, out) -> None:
     """Parse a fetched (or generated) dataset, apply its class view, write the canonical file."""
-    from .datasets import load, save_dataset, select
-    from .datasets.views import class_view
+    from ..datasets import load, save_dataset, select
+    from ..datasets.views import class_view
 
     t0 = time.perf_counter()
     ds = load(entry["source"], raw_dir=raw_dir, params=entry.get("params"))
@@ -47,8 +47,8 @@ def build_dataset(dataset_id: str, entry: dict, raw_dir, out) -> None:
 
 
 def build_features(data_path, steps: list, out, seed: int = 0) -> None:
-    from .datasets import load_dataset
-    from .features import apply_chain, save_features
+    from ..datasets import load_dataset
+    from ..features import apply_chain, save_features
 
     t0 = time.perf_counter()
     ds = load_dataset(data_path)
@@ -64,16 +64,16 @@ def build_features(data_path, steps: list, out, seed: int = 0) -> None:
 
 
 def build_graph(features_path, spec: dict, out, data_path=None) -> None:
-    from .features import load_features
-    from .graphs import build_graph as _build
-    from .graphs.cache import save_graph
+    from ..features import load_features
+    from ..graphs import build_graph as _build
+    from ..graphs.cache import save_graph
 
     t0 = time.perf_counter()
     X, _ = load_features(features_path)
     W = None
     inputs = {"features": features_path}
     if spec["kind"] == "precomputed":
-        from .datasets import load_dataset
+        from ..datasets import load_dataset
 
         if data_path is None:
             raise ConfigError("a precomputed graph needs the dataset file")
@@ -87,8 +87,8 @@ def build_graph(features_path, spec: dict, out, data_path=None) -> None:
 
 
 def build_splits(data_path, dataset_id: str, protocol_id: str, spec: dict, out) -> None:
-    from .datasets import load_dataset
-    from .splits import make_splits, save_splits
+    from ..datasets import load_dataset
+    from ..splits import make_splits, save_splits
 
     t0 = time.perf_counter()
     y = load_dataset(data_path).y
@@ -114,9 +114,9 @@ class Cell:
     renamed file in its place) is refused instead of silently used."""
 
     def __init__(self, features_path, graph_path, splits_path, expect: dict | None = None):
-        from .features import load_features
-        from .graphs.cache import load_graph
-        from .splits import load_splits
+        from ..features import load_features
+        from ..graphs.cache import load_graph
+        from ..splits import load_splits
 
         expect = expect or {}
         t0 = time.perf_counter()
@@ -147,9 +147,9 @@ def fit_split(cell: Cell, split: int, method: dict, seed: int = 0) -> dict:
     """Fit one method on one split of a loaded cell; return metrics, history and predictions."""
     from sklearn.base import is_clusterer
 
-    from .metrics import clustering_accuracy, error_rate, macro_error, purity, squared_hinge
-    from .solvers.registry import make_solver
-    from .splits import LABELED, TEST, UNLABELED, UNUSED, VALIDATION
+    from ..metrics import clustering_accuracy, error_rate, macro_error, purity, squared_hinge
+    from ..solvers.registry import make_solver
+    from ..splits import LABELED, TEST, UNLABELED, UNUSED, VALIDATION
 
     if not 0 <= split < cell.roles.shape[0]:
         raise ConfigError(f"split {split} out of range: {cell.splits_path} holds "
@@ -178,7 +178,7 @@ def fit_split(cell: Cell, split: int, method: dict, seed: int = 0) -> dict:
     # solver-specific diagnostics an estimator chooses to expose (e.g. which start won)
     metrics.update({f"solver_{k}": float(v) for k, v in getattr(est, "fit_metrics_", {}).items()})
     if method.get("class_priors") is not None:  # the method-level prior correction of the scores
-        from .solvers.class_priors import prior_corrected_labels
+        from ..solvers.class_priors import prior_corrected_labels
 
         pred, metrics["solver_volume_misfit"] = prior_corrected_labels(
             est, method["class_priors"], y_train, mask=role != UNUSED)
@@ -209,8 +209,8 @@ def fit_split(cell: Cell, split: int, method: dict, seed: int = 0) -> dict:
 def run_cell(cell: Cell, splits, method: dict, seed: int = 0) -> list[dict]:
     """Fit one method on several splits of a loaded cell, sharing kernel matrices and graph
     operators (components, the normalized W and its renumbering) between them."""
-    from .kernels import shared_kernels
-    from .optim.shared_operators import shared_graph_operators
+    from ..optim.kernels import shared_kernels
+    from ..optim.shared_operators import shared_graph_operators
 
     with shared_kernels(cell.X), shared_graph_operators(cell.graph.W):
         return [fit_split(cell, s, method, seed) for s in splits]
@@ -220,8 +220,8 @@ def run_grid(cell: Cell, splits, points: list, seed: int = 0, log=None) -> list[
     """Every grid point ``(variant, method)`` on the same splits in one kernel scope (a matrix
     is computed once for all points that share its spec); returns ``(variant, method, results)``
     with predictions and histories dropped (hundreds of fits: selection needs the metrics only)."""
-    from .kernels import shared_kernels
-    from .optim.shared_operators import shared_graph_operators
+    from ..optim.kernels import shared_kernels
+    from ..optim.shared_operators import shared_graph_operators
 
     out = []
     with shared_kernels(cell.X), shared_graph_operators(cell.graph.W):
@@ -244,7 +244,7 @@ def _fit_parameters(est) -> set:
 @functools.cache
 def _param_names(solver: str) -> frozenset:
     """A solver's constructor parameters (once per process: a grid job asks on every fit)."""
-    from .solvers.registry import SOLVERS
+    from ..solvers.registry import SOLVERS
 
     return frozenset(SOLVERS[solver]().get_params(deep=False))
 

@@ -24,8 +24,8 @@ import h5py
 import numpy as np
 import scipy.sparse as sp
 
-from ._version import __version__
-from .errors import CacheError
+from .._version import __version__
+from ..errors import CacheError
 from .hashing import canonical_json, params_hash
 
 _SPARSE_TAG = "csr_matrix"

@@ -1,7 +1,7 @@
 """MLflow tracking: the only gssl module that imports MLflow.
 
 Jobs that compute (solve, grid, select) never open the store: they write the runs they want logged
-to a pending-runs file beside their output (:mod:`gssl.run_records`), and one logging job per
+to a pending-runs file beside their output (:mod:`gssl.tracking.records`), and one logging job per
 experiment (the ``mlflow_summary`` rule, a local rule) logs them all in one process: imports and
 the store connection are paid once per experiment (about 2 s each), compute nodes need no route to
 the tracking server, and one process per experiment writes to the store (logging jobs that meet on
@@ -9,7 +9,7 @@ a locked sqlite store retry with backoff).
 
 - ``default_tracking_uri(results)``: ``sqlite:///<abs>/results/mlflow.db`` unless ``MLFLOW_TRACKING_URI`` is set.
 - ``init_store``: create the schema and the experiments (with the saved views of
-  :mod:`gssl.mlflow_views`) under a file lock.
+  :mod:`gssl.tracking.views`) under a file lock.
 - ``log_pending``: log the pending runs the store does not hold yet (a run tree per record: a root
   run -- a cell, a block of splits, a grid point, a selection -- and a child run per split),
   started with an explicit experiment id (never the active-experiment global state, which misfiles
@@ -29,10 +29,10 @@ import random
 import time
 from pathlib import Path
 
-from .errors import TrackingError
-from .hashing import canonical_json
-from .mlflow_views import EXPERIMENT_KIND, saved_views
-from .run_records import INDEX_TAG, KIND_TAG, RECORD_TAG, SUMMARY_TAG, SUPERSEDED_TAG, read_pending
+from ..errors import TrackingError
+from ..store.hashing import canonical_json
+from .views import EXPERIMENT_KIND, saved_views
+from .records import INDEX_TAG, KIND_TAG, RECORD_TAG, SUMMARY_TAG, SUPERSEDED_TAG, read_pending
 
 # MLflow's telemetry stays off unless the user turns it on: a benchmark should not contact outside
 # hosts, and its thread made 2 % of server-logged runs fail (issue #21)
@@ -271,7 +271,7 @@ def log_pending(uri: str, experiment_id: str, paths: list) -> dict[str, list[dic
     killed or failed logger) does not count: its tree is logged anew and the old runs end up
     superseded (:func:`summarize`).
     """
-    from .hashing import file_sha256
+    from ..store.hashing import file_sha256
 
     client = _client(uri)
     _check_experiment(client, uri, experiment_id)

@@ -2,7 +2,7 @@
 
 Compute jobs describe the runs they want logged as run trees (:func:`run_tree`) in a pending-runs
 file beside their output (:func:`write_pending`); the experiment's logging job reads them
-(:func:`read_pending`) and logs them with :mod:`gssl.tracking`, the one module that imports MLflow.
+(:func:`read_pending`) and logs them with :mod:`gssl.tracking.client`, the one module that imports MLflow.
 """
 
 from __future__ import annotations
@@ -10,7 +10,7 @@ from __future__ import annotations
 import gzip
 import json
 
-from .errors import TrackingError
+from ..errors import TrackingError
 
 TAG_PREFIX = "gssl."
 SUMMARY_TAG = "gssl.summary"
@@ -40,7 +40,7 @@ def run_tree(run: dict, children: list[dict] = ()) -> dict:
 def write_pending(path, trees: list[dict]) -> None:
     """A job's runs to log, as run trees (:func:`run_tree`), in a gzip-compressed JSON file written
     atomically (a killed job leaves none); :func:`log_pending` logs them."""
-    from .h5io import atomic_path
+    from ..store.h5io import atomic_path
 
     data = json.dumps({"gssl_pending_runs": 1, "trees": trees}, sort_keys=True,
                       default=_json_number).encode()

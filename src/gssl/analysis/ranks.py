@@ -1,8 +1,8 @@
 """Several methods over several settings (data sets): average ranks, the Friedman test, the
 Nemenyi critical difference and the groups a CD diagram joins (Demšar 2006, JMLR 7:1-30).
 
-The input is :func:`score_table`: the mean score per setting (rows, :data:`gssl.stats.SETTING`)
-and method (columns), from a runs table as :mod:`gssl.stats` reads it.
+The input is :func:`score_table`: the mean score per setting (rows, :data:`gssl.analysis.stats.SETTING`)
+and method (columns), from a runs table as :mod:`gssl.analysis.stats` reads it.
 """
 
 from __future__ import annotations

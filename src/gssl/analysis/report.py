@@ -10,7 +10,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from .metrics import HIGHER_IS_BETTER, SCORE_PREFIXES, split_statistics  # noqa: F401 - re-exported
+from ..metrics import HIGHER_IS_BETTER, SCORE_PREFIXES, split_statistics  # noqa: F401 - re-exported
 from .stats import KEYS
 
 ERROR_METRICS = ["error_unlabeled", "error_validation", "error_test", "macro_error_unlabeled"]
@@ -45,7 +45,7 @@ def aggregate(runs: pd.DataFrame) -> pd.DataFrame:
 def with_paired_tests(table: pd.DataFrame, runs: pd.DataFrame, metric: str | None = None) -> pd.DataFrame:
     """Add ``tied_with_best`` and ``p_holm_vs_best``: per cell, whether the headline metric is not
     significantly worse than its setting's best method on the same splits (paired Wilcoxon,
-    Holm-corrected within the setting; :func:`gssl.stats.paired_tests`)."""
+    Holm-corrected within the setting; :func:`gssl.analysis.stats.paired_tests`)."""
     from .stats import paired_tests
 
     metric = metric or headline_metric(table)

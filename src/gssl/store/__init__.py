@@ -1,0 +1,1 @@
+"""On-disk storage shared by every layer: self-describing atomic HDF5 files and stable hashes."""

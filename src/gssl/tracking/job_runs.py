@@ -1,0 +1,96 @@
+"""The runs a compute job asks to log: its tags, params and run trees (:mod:`.records`), built from
+what the job knows (its rule, wildcards, splits and inputs) and its results. No MLflow here."""
+
+from __future__ import annotations
+
+import json
+import platform
+import time
+from dataclasses import dataclass, field
+
+from .._version import __version__
+from ..metrics import split_statistics
+from .records import KIND_TAG, run_name, run_tree
+
+
+@dataclass
+class JobRuns:
+    """One solve or grid job's view of MLflow.
+
+    Parameters
+    ----------
+    cell : dict
+        The job's wildcards: experiment, dataset, prep, graph, method, protocol.
+    splits : list of int
+        The split indices the job fits.
+    whole_cell : bool
+        Whether they are every split of the cell (a ``cell`` run) or a block (a ``block`` run).
+    rule, stage, code, output : str
+        The Snakemake rule, the stage (evaluation or selection), the code hash and the job's output.
+    input_tags : dict
+        The inputs' hashes and the git commit (``mlflow.source.git.commit``).
+    spec : dict
+        ``graph``, ``preprocessing``, ``protocol`` and ``seed``: what every run's params repeat.
+    """
+
+    cell: dict
+    splits: list
+    whole_cell: bool
+    rule: str
+    stage: str
+    code: str
+    output: str
+    input_tags: dict
+    spec: dict
+    start_ms: int = field(default_factory=lambda: int(time.time() * 1000))
+
+    @property
+    def block(self) -> str:
+        return "" if self.whole_cell else f"{self.splits[0]}-{self.splits[-1]}"
+
+    def tags(self, solver: str) -> dict:
+        tags = {f"gssl.{k}": v for k, v in self.cell.items()}
+        tags.update({"gssl.solver": solver, "gssl.rule": self.rule, "gssl.stage": self.stage,
+                     "gssl.version": __version__, "gssl.code_hash": self.code,
+                     "gssl.host": platform.node(), "gssl.output": self.output,
+                     "gssl.splits": f"{self.splits[0]}-{self.splits[-1]}",
+                     "mlflow.source.name": f"snakemake rule {self.rule}", "mlflow.source.type": "JOB",
+                     **self.input_tags})
+        return tags
+
+    def params(self, method) -> dict:
+        return {"method": method, **self.spec}
+
+    def times(self) -> dict:
+        """The run's start and end for MLflow (ms): this job's, not the later logging job's."""
+        return {"start_time": self.start_ms, "end_time": int(time.time() * 1000)}
+
+    def evaluation(self, method: dict, results: list[dict], extra_metrics: dict) -> dict:
+        """A cell (or block) run with the splits' statistics, and a child run per split with its
+        predictions and history as an artifact."""
+        tags = self.tags(method["solver"])
+        parent = {"name": run_name(self.cell, splits=self.block),
+                  "tags": {**tags, KIND_TAG: "cell" if self.whole_cell else "block"},
+                  "params": self.params(method),
+                  "metrics": {**split_statistics([r["metrics"] for r in results]), **extra_metrics},
+                  **self.times()}
+        children = [{"name": run_name(self.cell, split=r["split"]), **self.times(),
+                     "tags": {**tags, KIND_TAG: "split", "gssl.split": r["split"],
+                              **({"gssl.chosen": json.dumps(r["chosen"], sort_keys=True)} if r["chosen"] else {})},
+                     "params": self.params(r["method"]), "metrics": r["metrics"], "history": r["history"],
+                     "artifacts": {"result.json": {"predictions": r["predictions"], "history": r["history"],
+                                                   "stop_reason": r["stop_reason"]}}}
+                    for r in results]
+        return run_tree(parent, children)
+
+    def grid_point(self, variant: str, method: dict, results: list[dict], load_seconds: float) -> dict:
+        """One run per grid point (no child per split: a grid is hundreds of fits); the splits'
+        values are its metrics' steps."""
+        tags = {**self.tags(method["solver"]), "gssl.variant": variant,
+                KIND_TAG: "selection_" + ("cell" if self.whole_cell else "block")}
+        history = [{"split": r["split"], **r["metrics"]} for r in results]
+        run = {"name": run_name(self.cell, variant, splits=self.block), "tags": tags,
+               "params": self.params(method), **self.times(),
+               "metrics": {**split_statistics([r["metrics"] for r in results]), "load_seconds": load_seconds},
+               "history": history}
+        return run_tree(run)
