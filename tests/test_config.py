@@ -24,9 +24,16 @@ def test_default_config_is_valid_and_gets_defaults(config):
 @pytest.mark.parametrize("path", sorted((REPO / "config" / "experiments").glob("*.yaml")))
 def test_experiment_configs_are_valid(config, path):
     from gssl.cli import _deep_update
+    from gssl.pipeline.config import SECTIONS
 
-    _deep_update(config, yaml.safe_load(path.read_text()))
-    validate_config(config, SCHEMA)
+    added = yaml.safe_load(path.read_text())
+    _deep_update(config, added)
+    out = validate_config(config, SCHEMA)
+    # the file's experiments are there with what they name, and the defaults are filled in
+    assert added["experiments"] and out["results"] == "results"
+    for name, entry in added["experiments"].items():
+        assert out["experiments"][name] == entry
+        assert all(set(entry[section]) <= set(out[section]) for section in SECTIONS), name
 
 
 def test_bad_enum_names_key_and_allowed_values(config):
@@ -53,12 +60,12 @@ def test_method_level_class_priors_are_checked(config, entry, message):
 
 def test_method_level_class_priors_accepted_on_a_classifier(config):
     config["methods"]["rls"]["class_priors"] = "labeled"
-    validate_config(config, SCHEMA)
+    assert validate_config(config, SCHEMA)["methods"]["rls"]["class_priors"] == "labeled"  # kept as given
 
 
 def test_unknown_key_lists_allowed_keys(config):
     config["graphs"]["knn10"]["neighbours"] = 5
-    with pytest.raises(ConfigError, match="graphs.knn10.*neighbours.*allowed keys: backend, k, kind, laplacian"):
+    with pytest.raises(ConfigError, match="graphs.knn10.*neighbours.*allowed keys: backend, k, k_st, kind, laplacian"):
         validate_config(config, SCHEMA)
 
 
@@ -179,8 +186,10 @@ def test_loaded_schema_takes_the_names_from_the_registries():
     from gssl.solvers.registry import SOLVERS
 
     props = load_schema()["properties"]
-    assert props["datasets"]["additionalProperties"]["properties"]["source"]["enum"] == list(REGISTRY)
-    assert props["methods"]["additionalProperties"]["properties"]["solver"]["enum"] == list(SOLVERS)
+    # and the forms of one's own: source: file; a solver's import path (or a plugin's name)
+    assert props["datasets"]["additionalProperties"]["properties"]["source"]["enum"] == [*REGISTRY, "file"]
+    solver = props["methods"]["additionalProperties"]["properties"]["solver"]["anyOf"]
+    assert solver[0]["enum"] == list(SOLVERS) and "pattern" in solver[1]
     graph = props["graphs"]["additionalProperties"]["properties"]
     assert graph["kind"]["enum"] == list(GRAPH_KINDS) and graph["laplacian"]["enum"] == list(LAPLACIAN_KINDS)
 
@@ -208,7 +217,7 @@ def test_a_registered_solver_is_accepted_without_editing_the_schema(config, monk
 
     monkeypatch.setitem(SOLVERS, "my_rls", SOLVERS["rls"])
     config["methods"]["rls"]["solver"] = "my_rls"
-    validate_config(config)
+    assert validate_config(config)["methods"]["rls"]["solver"] == "my_rls"
 
 
 def test_laplacian_kinds_have_one_home():

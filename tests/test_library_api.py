@@ -129,3 +129,175 @@ def test_shared_graph_operators_build_once_for_many_draws(small, monkeypatch):
     assert len(builds) == 1
     np.testing.assert_array_equal(shared[0], alone[0])
     np.testing.assert_array_equal(shared[2], alone[1])
+
+
+# -- the scikit-learn / GraphLearning user's API -------------------------------------------------
+@pytest.fixture(scope="module")
+def moons():
+    from sklearn.datasets import make_moons
+
+    X, y = make_moons(120, noise=0.1, random_state=0)
+    y_train = np.full_like(y, -1)
+    for c in (0, 1):
+        y_train[np.flatnonzero(y == c)[:4]] = c
+    return X, y, gssl.build_graph(X, k=8), y_train
+
+
+def test_build_graph_with_w_uses_w_and_keeps_x(moons):
+    X, y, G, y_train = moons
+    H = gssl.build_graph(X, W=G.W)
+    assert (H.W != G.W).nnz == 0 and H.W.shape == G.W.shape
+    assert H.X is X and H.params["kind"] == "precomputed"
+    # the features ride along: a kernel method fits on it as on the kNN graph it came from
+    np.testing.assert_array_equal(make_solver("lap_rls").fit(H, y_train).predict(),
+                                  make_solver("lap_rls").fit(G, y_train).predict())
+    assert gssl.build_graph(W=G.W).X is None
+
+
+@pytest.mark.parametrize("spec, keys, what", [
+    ({"kind": "knn", "k": 5}, {}, "kind='knn'"),
+    ({"kind": "lle"}, {}, "kind='lle'"),
+    (None, {"k": 5}, r"the key\(s\) \['k'\]"),
+])
+def test_build_graph_refuses_w_with_a_spec_that_builds_from_x(spec, keys, what, moons):
+    X, y, G, y_train = moons
+    with pytest.raises(ConfigError, match=f"{what}.*would discard W: drop W="):
+        gssl.build_graph(X, spec, W=G.W, **keys)
+    # kind precomputed with its own keys is W itself
+    H = gssl.build_graph(X, {"kind": "precomputed", "laplacian": "random_walk"}, W=G.W)
+    assert (H.W != G.W).nnz == 0 and H.laplacian_kind == "random_walk"
+
+
+@pytest.mark.parametrize("name", ["poisson", "laplace", "lap_rls", "label_spreading"])
+def test_fit_predict_is_fit_then_predict(name, small):
+    X, y, G, y_train = small
+    np.testing.assert_array_equal(make_solver(name).fit_predict(G, y_train, n_classes=10),
+                                  make_solver(name).fit(G, y_train, n_classes=10).predict())
+
+
+@pytest.mark.parametrize("name", ["kmeans", "spectral_clustering"])
+def test_clusterers_fit_predict_takes_fits_arguments(name, moons):
+    X, y, G, y_train = moons
+    a = make_solver(name, random_state=0).fit_predict(X, None, n_classes=2, graph={"k": 8})
+    b = make_solver(name, random_state=0).fit(G, None, n_classes=2).predict()
+    np.testing.assert_array_equal(a, b)
+
+
+@pytest.mark.parametrize("name", ["poisson", "laplace", "lap_rls"])
+def test_predict_proba_rows_are_distributions_whose_argmax_is_predict(name, small):
+    X, y, G, y_train = small
+    est = make_solver(name).fit(G, y_train)
+    P = est.predict_proba()
+    assert P.shape == (y.size, 10) and P.min() >= 0
+    np.testing.assert_allclose(P.sum(axis=1), 1.0, rtol=0, atol=1e-12)
+    np.testing.assert_array_equal(est.classes_[P.argmax(axis=1)], est.predict())
+    if name == "laplace":  # harmonic functions are random-walk hitting probabilities: kept
+        np.testing.assert_allclose(P, est.decision_function_, atol=1e-4)
+
+
+def test_predict_proba_of_new_points(moons):
+    X, y, G, y_train = moons
+    est = make_solver("lap_rls").fit(G, y_train)
+    P = est.predict_proba(X[:7] + 0.01)
+    np.testing.assert_allclose(P.sum(axis=1), 1.0)
+    np.testing.assert_array_equal(est.classes_[P.argmax(axis=1)], est.predict(X[:7] + 0.01))
+
+
+def test_probability_rules():
+    from gssl.solvers.base import normalized_scores
+
+    S = np.array([[1.0, 3.0, 0.0], [-1.0, 1.0, 3.0], [0.0, 0.0, 0.0], [-2.0, -2.0, -2.0]])
+    np.testing.assert_allclose(normalized_scores(S), [[0.25, 0.75, 0], [0, 2 / 6, 4 / 6],
+                                                      [1 / 3] * 3, [1 / 3] * 3])
+    # one-vs-all +-1 targets: f estimates 2 P - 1
+    np.testing.assert_allclose(normalized_scores(np.array([[-0.5, 0.5], [-2.0, 2.0]]), "ova"),
+                               [[0.25, 0.75], [0.0, 1.0]])
+
+
+def test_abstained_nodes_get_uniform_rows_and_count_as_errors():
+    W = sp.block_diag([sp.csr_matrix(np.ones((3, 3)) - np.eye(3))] * 2).tocsr()
+    est = make_solver("laplace", unreachable="abstain").fit(W, np.array([0, 1, -1, -1, -1, -1]))
+    np.testing.assert_array_equal(est.predict()[3:], -1)
+    np.testing.assert_allclose(est.predict_proba()[3:], 0.5)
+    y_true = np.array([0, 1, 0, 1, 1, 0])
+    assert est.score(y_true) == pytest.approx(np.mean(est.predict() == y_true))
+
+
+@pytest.mark.parametrize("name", ["kmeans", "spectral_clustering", "mtv"])
+def test_clusterers_have_no_class_probabilities(name, moons):
+    X, y, G, y_train = moons
+    est = make_solver(name, random_state=0)
+    if name != "mtv":  # (an MTV fit loads numba: a second; its answer is the same unfitted)
+        est.fit(G, None, n_classes=2)
+    with pytest.raises(SolverError, match="clustering method.*no class probabilities"):
+        est.predict_proba()
+
+
+def test_score_is_the_accuracy_of_the_nodes_labels(small):
+    X, y, G, y_train = small
+    est = make_solver("poisson").fit(G, y_train)
+    pred = est.predict()
+    assert est.score(y) == pytest.approx(np.mean(pred == y))
+    unlabeled = y_train == -1
+    assert est.score(y, mask=unlabeled) == pytest.approx(np.mean(pred[unlabeled] == y[unlabeled]))
+    assert est.score(y, mask=np.flatnonzero(unlabeled)) == est.score(y, mask=unlabeled)
+    partial = np.where(np.arange(y.size) % 3 == 0, -1, y)  # -1: true label unknown, not scored
+    known = partial >= 0
+    assert est.score(partial) == pytest.approx(np.mean(pred[known] == y[known]))
+    with pytest.raises(SolverError, match="one label per graph node"):
+        est.score(y[:10])
+
+
+def test_score_of_new_points_is_sklearns(moons):
+    from sklearn.metrics import accuracy_score
+
+    X, y, G, y_train = moons
+    est = make_solver("lap_rls").fit(G, y_train)
+    X_new = X[::5] + 0.02
+    assert est.score(X_new, y[::5]) == accuracy_score(y[::5], est.predict(X_new))
+
+
+def test_make_solver_takes_keywords():
+    assert make_solver("poisson", tol=1e-3).tol == 1e-3
+    est = make_solver("poisson", {"tol": 1e-3}, max_iter=5)
+    assert (est.tol, est.max_iter) == (1e-3, 5)
+    assert gssl.make_solver("poisson", {"tol": 1e-3}).get_params() == \
+        gssl.make_solver("poisson", tol=1e-3).get_params()
+    with pytest.raises(ConfigError, match=r"\['tol'\] given both in params and as keywords"):
+        make_solver("poisson", {"tol": 1e-3}, tol=1e-4)
+    with pytest.raises(ConfigError, match="unknown parameters"):
+        make_solver("poisson", tolerance=1e-3)
+    with pytest.raises(ConfigError, match="must be a mapping"):
+        make_solver("poisson", [("tol", 1e-3)])
+
+
+def test_missing_features_say_how_to_fix_it(small):
+    X, y, G, y_train = small
+    W = sp.csr_matrix(G.W)
+    with pytest.raises(SolverError, match=r"needs node features.*graph='given'"):
+        make_solver("label_spreading").fit(W, y_train)
+    make_solver("label_spreading", graph="given").fit(W, y_train)  # the fix it names
+    with pytest.raises(SolverError, match=r"needs node features.*build_graph\(X, W=W\)"):
+        make_solver("lap_rls").fit(W, y_train)
+    make_solver("lap_rls").fit(gssl.build_graph(X, W=W), y_train)  # the fix it names
+
+
+def test_every_compiled_kernel_is_cached_on_disk():
+    """numba compiles a kernel in each fresh process unless it is cached (cache=True): the
+    first MTV fit took ~35 s without the cache and ~2 s with it."""
+    import re
+
+    found = 0
+    for path in (REPO / "src" / "gssl").rglob("*.py"):
+        for m in re.finditer(r"@(?:numba\.)?(?:njit|jit|vectorize|guvectorize)\b(\([^)]*\))?",
+                             path.read_text()):
+            found += 1
+            assert "cache=True" in (m.group(1) or ""), f"{path.name}: {m.group(0)}"
+    assert found
+
+
+def test_graphlearning_defaults_that_differ_are_documented():
+    from gssl.solvers.mbo import VolumeMBO
+
+    assert VolumeMBO().volume_constraint == 1.0
+    assert "GraphLearning's default is 0.5" in VolumeMBO.__doc__

@@ -49,8 +49,8 @@ def smk(ws: Path, *args, env: dict | None = None, check: bool = True, timeout: f
     full_env = {k: v for k, v in os.environ.items()
                 if k not in ("MLFLOW_TRACKING_URI", "GSSL_DATA_MIRROR")}
     # the copied sources win over the installed package, so edits in the copy are what runs
-    full_env.update(PYTHONPATH=str(ws / "src"), GSSL_OFFLINE="1", OMP_NUM_THREADS="1",
-                    **(env or {}))
+    full_env.update({"PYTHONPATH": str(ws / "src"), "GSSL_OFFLINE": "1", "OMP_NUM_THREADS": "1",
+                     **(env or {})})  # env wins (a plugin's folder on PYTHONPATH beside src)
     proc = subprocess.run([SNAKEMAKE, *args], cwd=ws, env=full_env, capture_output=True,
                           text=True, timeout=timeout)
     if check and proc.returncode != 0:

@@ -20,6 +20,8 @@ EPILOG = """examples:
   gssl graph info results/graphs/moons/std/knn8.h5
   gssl config check config/config.yaml config/experiments/mtv.yaml
   gssl config names                     the names a config may use (sources, solvers, kinds)
+  gssl datasets inspect my.csv --label species   what gssl reads from your data file
+  gssl solvers check my_module:MyMethod          your solver against the estimator contract
 
 Run 'gssl COMMAND -h' for the options of a command."""
 
@@ -49,6 +51,50 @@ def _datasets_list(args) -> None:
     for name in list_datasets():
         spec = get_spec(name)
         print(f"{name:<16} {getattr(spec, 'description', '')}")
+
+
+def _datasets_inspect(args) -> None:
+    from .datasets.files import read_file_dataset
+
+    entry = {"source": "file", "path": args.path}
+    for key in ("format", "labels", "id"):
+        if getattr(args, key):
+            entry[key] = getattr(args, key)
+    if args.label is not None:
+        entry["label"] = int(args.label) if args.label.lstrip("-").isdigit() else args.label
+    if args.features:
+        entry["features"] = [int(c) if c.isdigit() else c for c in args.features]
+    if args.key:
+        entry["keys"] = dict(k.split("=", 1) for k in args.key)
+    ds = read_file_dataset(entry, args.path)
+    print(describe_dataset(ds))
+    print(f"\nas a config entry:\n  datasets:\n    my_data: {_flow(entry)}")
+
+
+def describe_dataset(ds) -> str:
+    """Shape, dtype, sparsity, classes with counts and unlabeled points of a Dataset."""
+    import numpy as np
+    import scipy.sparse as sp
+
+    lines = []
+    if ds.X is not None:
+        density = ds.X.nnz / max(np.prod(ds.X.shape), 1) if sp.issparse(ds.X) else None
+        lines.append(f"features: {ds.X.shape[0]} x {ds.X.shape[1]} {ds.X.dtype}, "
+                     + (f"sparse CSR ({100 * density:.3g} % non-zero)" if density is not None else "dense"))
+    if ds.W is not None:
+        lines.append(f"weight matrix: {ds.W.shape[0]} x {ds.W.shape[1]}, {ds.W.nnz // 2} edges (graph-only)")
+    counts = ds.class_counts()
+    lines.append(f"classes: {ds.n_classes} ({', '.join(f'{c}: {n}' for c, n in zip(ds.classes, counts))})")
+    unl = int((ds.y < 0).sum())
+    lines.append(f"unlabeled points: {unl}" + (" (in the graph, never labeled nor scored)" if unl else ""))
+    if counts.min() < 2:
+        lines.append(f"warning: class {ds.classes[int(np.argmin(counts))]!r} has {counts.min()} point(s): "
+                     f"most protocols need more")
+    return "\n".join(lines)
+
+
+def _flow(entry: dict) -> str:
+    return "{" + ", ".join(f"{k}: {v}" for k, v in entry.items()) + "}"
 
 
 def _datasets_fetch(args) -> None:
@@ -121,17 +167,18 @@ def _wrap(text: str, indent: str) -> str:
 
 
 def _solvers_list(args) -> None:
-    from .solvers.registry import SOLVERS, _check_name
+    from .solvers.registry import solver_class, solver_names
 
+    if args.names[:1] == ["check"]:
+        return _solvers_check(args.names[1:])
     if args.names:
-        for name in args.names:
-            _check_name(name)  # ConfigError naming the known solvers
-        for i, name in enumerate(args.names):
+        classes = [solver_class(name) for name in args.names]  # ConfigError naming the known solvers
+        for i, (name, cls) in enumerate(zip(args.names, classes)):
             if i:
                 print()
-            _solver_details(name, SOLVERS[name])
+            _solver_details(name, cls)
         return
-    for name, cls in sorted(SOLVERS.items()):
+    for name, cls in sorted((n, solver_class(n)) for n in solver_names()):
         paragraphs, _ = _doc_parts(cls)
         print(f"{name}  ({cls.__module__}.{cls.__name__})")
         if paragraphs:
@@ -140,6 +187,22 @@ def _solvers_list(args) -> None:
         print(textwrap.fill(f"parameters: {params or '(none)'}", width=_width(), initial_indent="    ",
                             subsequent_indent="        ", break_on_hyphens=False))
     print("\n'gssl solvers NAME' shows a solver's full description and parameters.")
+
+
+def _solvers_check(names: list[str]) -> None:
+    from .solvers.checks import check_solver
+
+    if not names:
+        raise ConfigError("gssl solvers check: name a solver or an import path package.module:ClassName")
+    failed = 0
+    for name in names:
+        failures = check_solver(name)
+        print(f"{name}: {'ok, the estimator contract holds' if not failures else f'{len(failures)} failure(s)'}")
+        for f in failures:
+            print(f"  - {f}")
+        failed += bool(failures)
+    if failed:
+        raise GsslError(f"{failed} of {len(names)} solver(s) break the estimator contract (above)")
 
 
 def _solver_details(name: str, cls) -> None:
@@ -241,11 +304,28 @@ def build_parser() -> argparse.ArgumentParser:
     fetch.add_argument("--raw-dir", default="resources/raw")
     fetch.add_argument("--mirror", default=None, help="folder or http(s) base URL")
     fetch.set_defaults(func=_datasets_fetch)
+    inspect_ = ds.add_parser("inspect", help="what gssl reads from a data file of your own (source: file)",
+                             description="Reads PATH as a 'source: file' dataset would and prints its "
+                                         "shape, dtype, sparsity, classes with counts, unlabeled rows, "
+                                         "or the problem that would stop the workflow.")
+    inspect_.add_argument("path")
+    inspect_.add_argument("--label", help="CSV/TSV: the label column (name, or 0-based index)")
+    inspect_.add_argument("--features", nargs="+", help="CSV/TSV: the feature columns (default: all others)")
+    inspect_.add_argument("--id", help="CSV/TSV: a column of point ids")
+    inspect_.add_argument("--format", help="the format, where the extension does not tell it")
+    inspect_.add_argument("--labels", help=".npy/.mtx: the file of labels")
+    inspect_.add_argument("--key", action="append", metavar="NAME=KEY",
+                          help="npz/h5/mat: array names, e.g. --key X=fea --key y=gnd (repeatable)")
+    inspect_.set_defaults(func=_datasets_inspect)
 
     solvers = sub.add_parser("solvers", help="list the solvers a method entry can use, with their parameters",
                              description="Without NAME: every solver, its summary and its parameters "
-                                         "with defaults. With NAMEs: the full description of each.")
-    solvers.add_argument("names", nargs="*", metavar="NAME", help="solver name(s) to describe in full")
+                                         "with defaults. With NAMEs: the full description of each. "
+                                         "'gssl solvers check NAME_OR_PATH': run the estimator-contract "
+                                         "checks on a solver (a name, or package.module:ClassName) and "
+                                         "print each failure (exit status 1 if any).")
+    solvers.add_argument("names", nargs="*", metavar="NAME", help="solver name(s) to describe in full, or "
+                                                                  "'check' and the solvers to check")
     solvers.set_defaults(func=_solvers_list)
 
     cfg = sub.add_parser("config", help="workflow configs").add_subparsers(dest="sub", required=True)
@@ -267,7 +347,7 @@ def build_parser() -> argparse.ArgumentParser:
     cmp = sub.add_parser("compare", help="per-split results of two runs (results folders or reference "
                                          "CSVs) side by side: what moved beyond its split noise",
                          description="Pairs the two sides' splits of every cell they share and reports "
-                                     "each score's mean change, its 95 %% interval and the paired "
+                                     "each score's mean change, its 95 % interval and the paired "
                                      "Wilcoxon test (Holm-corrected). A change counts when it exceeds "
                                      "--atol and its interval excludes 0. Exit status 1 when any did.")
     cmp.add_argument("a", help="results folder (or CSV of split results): the baseline")

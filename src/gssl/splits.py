@@ -3,8 +3,10 @@
 Every split draws from its own generator seeded by ``seed_for(dataset, protocol_id, split_index)``
 (sha256 of those names), so a split is the same on every machine and adding splits changes none
 of the existing ones. A split is an int8 vector of roles over the dataset's points:
-LABELED=0, UNLABELED=1, VALIDATION=2, TEST=3 and UNUSED=-1 (points a protocol with fixed counts
-leaves out; they are neither labeled nor scored).
+LABELED=0, UNLABELED=1, VALIDATION=2, TEST=3, UNUSED=-1 (points a protocol with fixed counts
+leaves out; they are neither labeled nor scored) and UNSCORED=4 (points the data gives no label,
+label -1: fitted as unlabeled graph nodes in every split, never labeled nor scored; the protocol
+draws among the labeled points only).
 
 Sampling is stratified: a point's role is decided by its rank in a random order within its class,
 so per-class counts are exact and no Python loop runs over points.
@@ -20,9 +22,9 @@ from .errors import CacheError, ConfigError, SplitError
 from .store.h5io import read_h5, write_h5
 from .store.hashing import canonical_json
 
-UNUSED, LABELED, UNLABELED, VALIDATION, TEST = -1, 0, 1, 2, 3
+UNUSED, LABELED, UNLABELED, VALIDATION, TEST, UNSCORED = -1, 0, 1, 2, 3, 4
 ROLE_NAMES = {UNUSED: "unused", LABELED: "labeled", UNLABELED: "unlabeled",
-              VALIDATION: "validation", TEST: "test"}
+              VALIDATION: "validation", TEST: "test", UNSCORED: "unscored"}
 
 _KEYS = {
     "labels_per_class": {"n": None, "repeats": 10},
@@ -345,6 +347,11 @@ def make_splits(y, spec: dict, dataset: str, protocol_id: str) -> np.ndarray:
     """Roles (int8, shape (n_splits, n)) of every point in every split of the protocol."""
     spec = validate_protocol(spec)
     y = np.asarray(y)
+    if y.ndim == 1 and y.dtype.kind in "iu" and (y < 0).any():  # points without a label
+        known = y >= 0
+        roles = np.full((n_splits(spec), y.size), UNSCORED, dtype=np.int8)
+        roles[:, known] = make_splits(y[known], spec, dataset, protocol_id)
+        return roles
     if spec.get("test_from") is not None:  # a fixed test part (e.g. USPS's 2,007 test images)
         t = spec["test_from"]
         if t >= y.size:

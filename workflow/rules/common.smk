@@ -6,7 +6,7 @@ from pathlib import Path
 
 from gssl.pipeline.config import load_yaml, selected_by, validate_config
 from gssl.pipeline.plan import expected_headline, experiments_to_run, grid_variants, selection_jobs, solve_jobs
-from gssl.datasets import generated_datasets
+from gssl.datasets import FILE_SOURCE, generated_datasets
 from gssl.errors import ConfigError
 from gssl.store.hashing import module_source_hash
 from gssl.splits import n_splits
@@ -73,13 +73,52 @@ def source_identity(source):
             "defaults": spec.defaults}
 
 
+@functools.cache
+def file_identity(dataset):
+    """A source: file dataset's files (sha256 each) and how they are read: in the dataset job's
+    params, so an edit of the data reruns exactly what depends on it."""
+    from gssl.datasets.files import FileSource
+
+    return FileSource.from_entry(config["datasets"][dataset], f"datasets.{dataset}").identity()
+
+
+def dataset_identity(dataset):
+    source = config["datasets"][dataset]["source"]
+    return file_identity(dataset) if source == FILE_SOURCE else source_identity(source)
+
+
 def dataset_code_hash(source):
     """Parsed files are checked against their registered fingerprint, so only generated data
-    depends on gssl code (the generators), besides the class views and the file writer."""
+    depends on gssl code (the generators, a plugin's loader, the file reader), besides the
+    class views and the file writer."""
+    from gssl.datasets import get_spec
+
     modules = ["gssl.datasets.views", "gssl.datasets.store"]  # views: the class views (class_view)
-    if source in GENERATED_SOURCES:
-        modules.append("gssl.datasets.synthetic")
+    if source == FILE_SOURCE:
+        modules.append("gssl.datasets.files")
+    elif source in GENERATED_SOURCES:
+        spec = get_spec(source)
+        modules.append("gssl.datasets.synthetic" if spec.kind != "plugin" else spec.loader.__module__)
+    if source in GENERATED_SOURCES and get_spec(source).kind == "plugin":
+        modules += ["gssl.datasets.registry", "gssl.datasets.files"]  # as_dataset: labels, checks
     return code_hash(*modules)
+
+
+@functools.cache
+def solver_tags(solver):
+    """A plugin solver's origin (its distribution's version, its module's sha256) as MLflow tags."""
+    from gssl.solvers.registry import solver_provenance
+
+    prov = solver_provenance(solver)
+    return {} if prov["origin"] == "gssl" else {f"gssl.solver_{k}": v for k, v in prov.items()}
+
+
+def run_provenance(wc):
+    """Tags of a solve job's runs saying which data file and which plugin code they used."""
+    tags = dict(solver_tags(config["methods"][wc.method]["solver"]))
+    if config["datasets"][wc.dataset]["source"] == FILE_SOURCE:
+        tags["gssl.data_files"] = json.dumps(file_identity(wc.dataset)["files"], sort_keys=True)
+    return tags
 
 
 def solver_code_hash(method):
@@ -94,7 +133,10 @@ def solver_code_hash(method):
 
 
 def raw_manifest(wildcards):
+    """A dataset job's inputs: the mirror source's manifest, or a source: file dataset's files."""
     source = config["datasets"][wildcards.dataset]["source"]
+    if source == FILE_SOURCE:
+        return list(file_identity(wildcards.dataset)["files"])
     if source in GENERATED_SOURCES:
         return []
     return f"{RAW}/{source}/MANIFEST.json"

@@ -36,7 +36,7 @@ rule dataset:
     params:
         entry=lambda wc: config["datasets"][wc.dataset],
         raw_dir=lambda wc: f"{RAW}/{config['datasets'][wc.dataset]['source']}",
-        source=lambda wc: source_identity(config["datasets"][wc.dataset]["source"]),
+        source=lambda wc: dataset_identity(wc.dataset),
         code=lambda wc: dataset_code_hash(config["datasets"][wc.dataset]["source"]),
     resources:
         mem_mb=per_attempt(4000),

@@ -51,6 +51,7 @@ rule solve:
         seed=config["seed"],
         n_splits=lambda wc: n_splits(config["protocols"][wc.protocol]),
         code=lambda wc: solver_code_hash(wc.method),
+        provenance=run_provenance,
     threads: config["threads"]
     resources:
         mem_mb=per_attempt(8000),
@@ -85,6 +86,7 @@ rule solve_grid:
         seed=config["seed"],
         n_splits=lambda wc: n_splits(config["protocols"][wc.protocol]),
         code=lambda wc: solver_code_hash(wc.method),
+        provenance=run_provenance,
     threads: config["threads"]
     resources:
         mem_mb=per_attempt(8000),

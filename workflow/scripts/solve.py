@@ -31,7 +31,7 @@ def input_tags():
     commit = git_commit(Path(gssl.__file__).parent)  # the gssl code that ran
     if commit:
         tags["mlflow.source.git.commit"] = commit
-    return tags
+    return {**tags, **sm.params.provenance}  # a data file's sha256, a plugin's version
 
 
 def fit_evaluation(cell, method, log):

@@ -7,6 +7,7 @@ Typical use::
     ds = load("usps", "resources/raw/usps")         # canonical arrays, fingerprint checked
     b = select(ds, groups=[[0, 1, 2, 3, 4], [5, 6, 7, 8, 9]])
     save_dataset("results/data/usps.h5", ds, params={"dataset": "usps"})
+    mine = read_file_dataset({"path": "my.csv", "label": "species"})  # a config's source: file entry
 """
 
 from __future__ import annotations
@@ -14,8 +15,9 @@ from __future__ import annotations
 from .dataset import Dataset
 from .download import default_mirror, download_file, fetch, sources_for
 from .loading import check_fingerprint, load
-from .registry import (REGISTRY, DatasetSpec, FileSpec, generated_datasets, get_spec, graph_only_datasets,
-                       list_datasets)
+from .files import read_file_dataset
+from .registry import (FILE_SOURCE, REGISTRY, DatasetSpec, FileSpec, generated_datasets, get_spec,
+                       graph_only_datasets, list_datasets)
 from .store import load_dataset, save_dataset
 from .views import select
 
@@ -40,7 +42,7 @@ def fetch_and_save(name: str, raw_dir, out_path, params: dict | None = None, vie
     return ds
 
 
-__all__ = ["Dataset", "DatasetSpec", "FileSpec", "REGISTRY", "check_fingerprint", "default_mirror",
+__all__ = ["Dataset", "DatasetSpec", "FILE_SOURCE", "FileSpec", "REGISTRY", "read_file_dataset", "check_fingerprint", "default_mirror",
            "download_file", "fetch", "fetch_and_save", "generated_datasets", "get_spec",
            "graph_only_datasets", "list_datasets", "load",
            "load_dataset", "save_dataset", "select", "sources_for"]

@@ -17,7 +17,8 @@ class Dataset:
     name: registry name (views keep the parent's name and record the view in ``meta["view"]``).
     X: features (n, d): dense float ndarray (float64, or float32 for the large IDX image sets) or CSR;
        None for graph-only datasets (``20news``).
-    y: int64 labels in 0..C-1.
+    y: int64 labels in 0..C-1; -1 marks a point without a label (a file dataset's unlabeled rows:
+       in the graph, never labeled nor scored).
     classes: str array of the C class names, in label order (``classes[y[i]]`` names point i).
     W: symmetric CSR adjacency for graph-only datasets, else None.
     meta: JSON-serialisable facts (source, n_train, generator params, view, ...).
@@ -44,4 +45,5 @@ class Dataset:
         return int(len(self.classes))
 
     def class_counts(self) -> np.ndarray:
-        return np.bincount(self.y, minlength=self.n_classes)
+        """Points per class (points without a label are not counted)."""
+        return np.bincount(self.y[self.y >= 0], minlength=self.n_classes)

@@ -20,7 +20,7 @@ def _generator_params(spec: DatasetSpec, params: dict | None, random_state) -> d
     unknown = sorted(set(params) - allowed)
     if unknown:
         raise ConfigError(f"dataset {spec.name!r}: unknown params {unknown}; allowed: {sorted(allowed)}")
-    if spec.kind == "generator":
+    if spec.kind == "generator" or (spec.kind == "plugin" and "random_state" in allowed):
         params.setdefault("random_state", 0 if random_state is None else random_state)
     return {**spec.defaults, **params}
 

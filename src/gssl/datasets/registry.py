@@ -42,8 +42,9 @@ class FileSpec:
 class DatasetSpec:
     """How to obtain one dataset.
 
-    kind: "mirror" (files fetched then parsed), "bundled" (scikit-learn) or "generator" (the
-    last two are made by gssl code, with nothing to download: :attr:`generated`).
+    kind: "mirror" (files fetched then parsed), "bundled" (scikit-learn), "generator" or "plugin"
+    (a lab's loader registered under the ``gssl.datasets`` entry-point group); the last three are
+    made by code, with nothing to download: :attr:`generated`.
     graph_only: the dataset is a weight matrix W without features X (its graphs take kind
     precomputed and its preprocessing is empty).
     folder: the dataset's folder in the mirror. loader: parser(paths) for mirror datasets, else a
@@ -71,7 +72,9 @@ class DatasetSpec:
         return self.kind in GENERATED_KINDS
 
 
-GENERATED_KINDS = ("bundled", "generator")
+GENERATED_KINDS = ("bundled", "generator", "plugin")
+FILE_SOURCE = "file"  # source: file -- a researcher's own data file (gssl.datasets.files)
+ENTRY_POINT_GROUP = "gssl.datasets"
 
 
 def _mirror(name, folder, description, loader, files, fingerprint, shape, n_classes,
@@ -176,18 +179,81 @@ _SPECS = [
 REGISTRY: dict[str, DatasetSpec] = {s.name: s for s in _SPECS}
 
 
+def plugin_datasets() -> dict[str, DatasetSpec]:
+    """Loaders installed packages register under the ``gssl.datasets`` entry-point group: a
+    function of its params (and ``random_state`` if it takes one) returning ``(X, y)``,
+    ``(X, y, W)`` or a dict with keys X, y and optionally W (X None for graph-only data); labels
+    as in a data file (numbers or strings, None/NaN/"" for a point without a label)."""
+    from importlib.metadata import entry_points
+
+    specs = {}
+    for ep in entry_points(group=ENTRY_POINT_GROUP):
+        if ep.name in REGISTRY or ep.name == FILE_SOURCE:
+            continue  # gssl's own names win; `gssl datasets list` shows what each name means
+        specs[ep.name] = DatasetSpec(ep.name, "plugin", f"plugin {ep.value}", _plugin_loader(ep))
+    return specs
+
+
+def _plugin_loader(ep):
+    """The entry point's function, loaded on first call, returning a canonical Dataset."""
+    import functools
+    import inspect
+
+    def load_plugin(**kwargs):
+        fn = ep.load()
+        return as_dataset(fn(**kwargs), f"dataset plugin {ep.name!r} ({ep.value})")
+
+    try:
+        fn = ep.load()
+    except Exception as exc:  # any import failure of a third-party module: reported by name
+        raise ConfigError(f"dataset plugin {ep.name!r} ({ep.value}) cannot be imported: "
+                          f"{type(exc).__name__}: {exc}") from exc
+    load_plugin = functools.wraps(fn)(load_plugin)
+    load_plugin.__signature__ = inspect.signature(fn)
+    return load_plugin
+
+
+def as_dataset(out, where: str):
+    """A loader's ``(X, y)``, ``(X, y, W)`` or ``{X, y, W}`` as a canonical Dataset."""
+    from .dataset import Dataset
+    from .files import check_features, check_weights, encode_labels
+
+    if isinstance(out, Dataset):
+        return out
+    if isinstance(out, dict):
+        X, y, W = out.get("X"), out.get("y"), out.get("W")
+    elif isinstance(out, tuple) and len(out) in (2, 3):
+        X, y, W = (*out, None)[:3]
+    else:
+        raise ConfigError(f"{where} returned {type(out).__name__}; return (X, y), (X, y, W) or a "
+                          f"dict with keys X, y and optionally W")
+    if y is None or (X is None and W is None):
+        raise ConfigError(f"{where}: needs labels y and features X or a weight matrix W")
+    y, classes = encode_labels(y, where)
+    X = None if X is None else check_features(X, where)
+    W = None if W is None else check_weights(W, where)
+    for what, m in (("X", X), ("W", W)):
+        if m is not None and m.shape[0] != y.size:
+            raise ConfigError(f"{where}: {what} has {m.shape[0]} rows but y has {y.size} labels")
+    return Dataset("", X, y, classes, W=W, meta={"source": "plugin"})
+
+
 def list_datasets() -> list[str]:
-    """Names of every registered dataset, sorted."""
-    return sorted(REGISTRY)
+    """Names of every registered dataset (gssl's and installed plugins'), sorted."""
+    return sorted({*REGISTRY, *plugin_datasets()})
+
+
+def all_specs() -> dict[str, DatasetSpec]:
+    return {**plugin_datasets(), **REGISTRY}
 
 
 def generated_datasets() -> frozenset[str]:
-    """Names of the datasets gssl makes itself (bundled or generated: no download)."""
-    return frozenset(name for name, spec in REGISTRY.items() if spec.generated)
+    """Names of the datasets made by code (bundled, generated, plugins: no download)."""
+    return frozenset(name for name, spec in all_specs().items() if spec.generated)
 
 
 def graph_only_datasets() -> frozenset[str]:
-    """Names of the datasets that are a weight matrix without features."""
+    """Names of the registered datasets that are a weight matrix without features."""
     return frozenset(name for name, spec in REGISTRY.items() if spec.graph_only)
 
 
@@ -196,4 +262,9 @@ def get_spec(name: str) -> DatasetSpec:
     try:
         return REGISTRY[name]
     except (KeyError, TypeError):
-        raise ConfigError(f"unknown dataset {name!r}; known datasets: {', '.join(list_datasets())}") from None
+        pass
+    plugins = plugin_datasets() if isinstance(name, str) else {}
+    if name in plugins:
+        return plugins[name]
+    raise ConfigError(f"unknown dataset {name!r}; known datasets: {', '.join(list_datasets())} "
+                      f"(or source: {FILE_SOURCE} with path: for a data file of your own)")

@@ -47,7 +47,7 @@ def select(ds: Dataset, classes=None, groups=None) -> Dataset:
     classes=[4, 9]: keep those classes, relabelled 0.. in the order given.
     groups=[[0, 1, 2, 3, 4], [5, 6, 7, 8, 9]]: new class j = union of group j (name "0+1+2+3+4").
     Classes are label indices (ints) or class names (strs). Points of other classes are dropped
-    (rows of X, rows and columns of W); point order is kept. ``meta["view"]`` records the view and
+    (rows of X, rows and columns of W); points without a label (-1) are kept; point order is kept. ``meta["view"]`` records the view and
     ``meta["parent_n_samples"]`` the size of the parent.
     """
     if (classes is None) == (groups is None):
@@ -61,8 +61,8 @@ def select(ds: Dataset, classes=None, groups=None) -> Dataset:
     new_label = np.full(len(ds.classes), -1, dtype=np.int64)
     for j, g in enumerate(groups):
         new_label[g] = j
-    y = new_label[ds.y]
-    keep = np.flatnonzero(y >= 0)
+    y = np.where(ds.y >= 0, new_label[ds.y], -1)
+    keep = np.flatnonzero((y >= 0) | (ds.y < 0))  # points without a label stay in the graph
     X = None if ds.X is None else ds.X[keep]
     W = None if ds.W is None else ds.W[keep][:, keep].tocsr()
     names = np.asarray(["+".join(str(ds.classes[c]) for c in g) for g in groups])

@@ -64,6 +64,9 @@ def _positive_int(spec: dict, key: str) -> None:
 # neighbour search keys, kept out of the spec unless given: the graph ids and caches of configs
 # that never name them stay as they were
 _SEARCH_KEYS = ("backend", "min_recall", "recall_queries")
+# the keys of the graphs built from features (none of them is a key of kind precomputed)
+_FEATURE_KEYS = ({k for kind in ("knn", "lle") for k in _DEFAULTS[kind]} | {"sigma", "k_st"}
+                 | set(_SEARCH_KEYS)) - set(_DEFAULTS["precomputed"])
 
 
 def _check_search(out: dict) -> None:
@@ -233,14 +236,46 @@ def build_graph(X=None, spec: dict | None = None, W=None, **keys) -> Graph:
 
     The spec's keys may be given as keyword arguments instead (the config's names), e.g.
     ``build_graph(X, k=10, weights="gaussian_kth", symmetrize="mean")``; ``kind`` defaults to
-    ``"knn"`` (``"precomputed"`` when only W is given).
+    ``"knn"``, or to ``"precomputed"`` when W is given: ``build_graph(X, W=W)`` uses W as the graph
+    and keeps X as its node features (``graph.X``, which the kernel methods need).
+
+    Parameters
+    ----------
+    X : array (n, d) or sparse matrix, optional
+        Node features: the points of a knn or lle graph; with W, carried as ``graph.X``.
+    spec : dict, optional
+        Graph spec (the config's ``graphs:`` entry; the module lists the kinds and keys).
+    W : sparse matrix or array (n, n), optional
+        Your weight matrix, used as the graph (symmetrized by max, diagonal dropped). With W,
+        the spec may only be of kind ``"precomputed"`` (keys ``laplacian``,
+        ``laplacian_power``): a knn or lle spec would build another graph and discard W, so it
+        is a ConfigError.
+    **keys
+        Spec keys as keywords, merged over ``spec``.
+
+    Returns
+    -------
+    Graph
     """
-    if keys or spec is None:
-        if spec is None and not keys and X is None and W is None:
+    if spec is not None and not isinstance(spec, dict):
+        validate_graph_spec(spec)  # raises: a spec is a mapping
+    if W is not None:
+        spec = {"kind": "precomputed", **(spec or {}), **keys}
+        # a key of the feature graphs asks to build from X just as their kind does
+        feature_keys = sorted(set(spec) & _FEATURE_KEYS)
+        if spec["kind"] in ("knn", "lle") or feature_keys:
+            what = (f"kind={spec['kind']!r}" if spec["kind"] != "precomputed"
+                    else f"the key(s) {feature_keys}")
+            raise ConfigError(
+                f"build_graph got a weight matrix W and a graph spec with {what}, which builds "
+                f"another graph from X and would discard W: drop W= to build that graph from X, "
+                f"or drop the spec (or give kind 'precomputed', whose keys are laplacian and "
+                f"laplacian_power) to use W as the graph; build_graph(X, W=W) keeps X as graph.X")
+    elif keys or spec is None:
+        if spec is None and not keys and X is None:
             raise ConfigError("build_graph needs features X (or a weight matrix W) and a graph spec, "
                               "e.g. build_graph(X, k=10) or build_graph(X, {'kind': 'knn', 'k': 10})")
-        kind = "precomputed" if X is None and W is not None else "knn"
-        spec = {"kind": kind, **(spec or {}), **keys}
+        spec = {"kind": "knn", **(spec or {}), **keys}
     spec = validate_graph_spec(spec)
     kind, V = spec["kind"], None
     params = dict(spec)

@@ -28,16 +28,17 @@ def registries() -> dict[str, tuple[str, ...]]:
     """The names a config may use, read from the registries that define them (in their order):
     the schema's ``x-gssl-registry`` entries get these as their ``enum`` when it is loaded, so
     that no list of names is kept twice."""
-    from ..datasets import REGISTRY
+    from ..datasets import FILE_SOURCE, REGISTRY
+    from ..datasets.registry import plugin_datasets
     from ..features import STEPS
     from ..graphs import BACKENDS, GRAPH_KINDS, LAPLACIAN_KINDS, SIGMA_RULES, SYMMETRIZATIONS, WEIGHTS
-    from ..solvers.registry import SOLVERS
+    from ..solvers.registry import solver_names
     from ..splits import PROTOCOL_KINDS
 
-    return {"datasets": tuple(REGISTRY), "preprocessing_steps": tuple(STEPS),
+    return {"datasets": (*REGISTRY, *sorted(plugin_datasets()), FILE_SOURCE), "preprocessing_steps": tuple(STEPS),
             "graph_kinds": GRAPH_KINDS, "graph_weights": WEIGHTS, "graph_symmetrize": SYMMETRIZATIONS,
             "laplacians": LAPLACIAN_KINDS, "sigma_rules": SIGMA_RULES, "knn_backends": BACKENDS,
-            "solvers": tuple(SOLVERS), "protocols": PROTOCOL_KINDS}
+            "solvers": solver_names(), "protocols": PROTOCOL_KINDS}
 
 
 def _inject_registries(node, names: dict) -> None:
@@ -90,6 +91,10 @@ def _describe(error) -> str:
     elif error.validator == "enum":
         msg = (f"config key '{_where(error)}': {error.instance!r} is not allowed "
                f"(allowed values: {', '.join(map(str, error.validator_value))})")
+        if list(error.absolute_path)[-1:] == ["solver"]:
+            msg += ("; a method of your own: an import path 'package.module:ClassName', or a name "
+                    "its package registers under the gssl.solvers entry points once installed "
+                    "(pip install -e <its folder>)")
     elif error.validator == "additionalProperties":
         allowed = sorted(error.schema.get("properties", {}))
         if allowed:
@@ -169,8 +174,59 @@ def check_references(config: dict) -> None:
         if exp not in config["experiments"]:
             problems.append(f"run names unknown experiment '{exp}' "
                             f"(defined: {', '.join(sorted(config['experiments']))})")
+    if not problems:  # the data files are read once the names they are used under are right
+        problems += _data_file_problems(config)
     if problems:
         raise ConfigError("invalid configuration:\n  " + "\n  ".join(problems))
+
+
+def _data_file_problems(config: dict) -> list[str]:
+    """What the jobs would find in a ``source: file`` dataset, found before any job: the file
+    (missing, ragged, non-numeric or non-finite features, one class, duplicated ids), its class
+    view, and whether each protocol an experiment runs on it can draw its splits."""
+    from ..datasets import FILE_SOURCE, select
+    from ..datasets.views import class_view
+    from ..errors import DatasetError, SplitError
+    from ..splits import make_splits
+
+    problems = []
+    for did, entry in config["datasets"].items():
+        if entry["source"] != FILE_SOURCE:
+            continue
+        try:
+            ds = _read_file_cached(entry, did)
+            view = class_view(entry)
+            ds = select(ds, **view) if view else ds
+        except (ConfigError, DatasetError) as exc:
+            problems.append(f"datasets.{did}: {exc}")
+            continue
+        for exp, e in config["experiments"].items():
+            if did not in e["datasets"]:
+                continue
+            for pid in e["protocols"]:
+                try:
+                    make_splits(ds.y, config["protocols"][pid], did, pid)
+                except (ConfigError, SplitError) as exc:
+                    problems.append(f"experiment '{exp}': protocol '{pid}' on dataset '{did}' "
+                                    f"({entry['path']}): {exc}")
+    return problems
+
+
+_FILE_CACHE: dict = {}
+
+
+def _read_file_cached(entry: dict, did: str):
+    """A data file read once per process while it is unchanged (``snakemake -n`` validates the
+    config more than once)."""
+    from ..datasets import read_file_dataset
+    from ..datasets.files import FileSource
+
+    src = FileSource.from_entry(entry, f"dataset {did!r}")
+    src.check_exists()
+    key = (src, tuple((p.stat().st_mtime_ns, p.stat().st_size) for p in src.files))
+    if key not in _FILE_CACHE:
+        _FILE_CACHE[key] = read_file_dataset(entry, did)
+    return _FILE_CACHE[key]
 
 
 def _protocol_problems(protocols: dict) -> list[str]:

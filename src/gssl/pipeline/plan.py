@@ -97,10 +97,10 @@ def expected_headline(config: dict, experiment: str) -> tuple[str, bool]:
     on the unlabeled points (as :func:`gssl.analysis.report.headline_metric` picks from the results)."""
     from sklearn.base import is_clusterer
 
-    from ..solvers.registry import SOLVERS
+    from ..solvers.registry import solver_class
 
     e = config["experiments"][experiment]
-    solvers = [SOLVERS.get(config["methods"][m]["solver"]) for m in e["methods"]]
+    solvers = [solver_class(config["methods"][m]["solver"]) for m in e["methods"]]
     if all(cls is not None and is_clusterer(cls()) for cls in solvers):
         return "purity", False
     protocols = [config["protocols"][p] for p in e["protocols"]]

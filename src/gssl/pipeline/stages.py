@@ -34,16 +34,21 @@ def fetch_dataset(source: str, raw_dir, manifest_path) -> dict:
 
 def build_dataset(dataset_id: str, entry: dict, raw_dir, out) -> None:
     """Parse a fetched (or generated) dataset, apply its class view, write the canonical file."""
-    from ..datasets import load, save_dataset, select
+    from ..datasets import FILE_SOURCE, load, read_file_dataset, save_dataset, select
     from ..datasets.views import class_view
 
     t0 = time.perf_counter()
-    ds = load(entry["source"], raw_dir=raw_dir, params=entry.get("params"))
+    inputs = None
+    if entry["source"] == FILE_SOURCE:  # the data file's sha256 is recorded with the dataset
+        ds = read_file_dataset(entry, dataset_id)
+        inputs = ds.meta["files"]
+    else:
+        ds = load(entry["source"], raw_dir=raw_dir, params=entry.get("params"))
     view = class_view(entry)
     if view:
         ds = select(ds, **view)
     ds.name = dataset_id
-    save_dataset(out, ds, params=entry, build_seconds=time.perf_counter() - t0)
+    save_dataset(out, ds, params=entry, inputs=inputs, build_seconds=time.perf_counter() - t0)
 
 
 def build_features(data_path, steps: list, out, seed: int = 0) -> None:
@@ -130,7 +135,7 @@ class Cell:
         if self.graph.n_nodes != n or self.roles.shape[1] != n:
             raise ConfigError(f"size mismatch: features {n}, graph {self.graph.n_nodes}, splits "
                               f"{self.roles.shape[1]} nodes; rebuild with snakemake --forcerun")
-        self.n_classes = int(self.y.max()) + 1
+        self.n_classes = int(self.y.max()) + 1  # -1: a point without a label (role UNSCORED)
         self.load_seconds = time.perf_counter() - t0
 
 
@@ -149,7 +154,7 @@ def fit_split(cell: Cell, split: int, method: dict, seed: int = 0) -> dict:
 
     from ..metrics import clustering_accuracy, error_rate, macro_error, purity, squared_hinge
     from ..solvers.registry import make_solver
-    from ..splits import LABELED, TEST, UNLABELED, UNUSED, VALIDATION
+    from ..splits import LABELED, TEST, UNLABELED, UNSCORED, UNUSED, VALIDATION
 
     if not 0 <= split < cell.roles.shape[0]:
         raise ConfigError(f"split {split} out of range: {cell.splits_path} holds "
@@ -166,12 +171,13 @@ def fit_split(cell: Cell, split: int, method: dict, seed: int = 0) -> dict:
         fit_kwargs["validation"] = (val, y[val])
     fit_args = _fit_parameters(est)
     if "train_mask" in fit_args:  # inductive solvers: learn on labeled + unlabeled nodes only
-        fit_kwargs["train_mask"] = (role == LABELED) | (role == UNLABELED)
+        fit_kwargs["train_mask"] = (role == LABELED) | (role == UNLABELED) | (role == UNSCORED)
     if "predict_mask" in fit_args:  # ... and predict the scored nodes (others are UNUSED)
         fit_kwargs["predict_mask"] = role != UNUSED
     t_fit = time.perf_counter()
     est.fit(cell.graph, y_train, n_classes=cell.n_classes, **fit_kwargs)
     fit_seconds = time.perf_counter() - t_fit
+    _check_fitted(est, method["solver"], y.shape[0])
     pred = np.asarray(est.transduction_)
     metrics = {"fit_seconds": fit_seconds, "n_labeled": int((role == LABELED).sum()),
                "n_nodes": int(y.shape[0]), "n_iter": float(getattr(est, "n_iter_", 0) or 0)}
@@ -204,6 +210,18 @@ def fit_split(cell: Cell, split: int, method: dict, seed: int = 0) -> dict:
     history = list(getattr(est, "history_", None) or [])
     return {"split": split, "metrics": metrics, "history": history, "predictions": pred.tolist(),
             "converged": getattr(est, "converged_", None), "stop_reason": getattr(est, "stop_reason_", None)}
+
+
+def _check_fitted(est, solver: str, n: int) -> None:
+    """A solver (a plugin's above all) that gives no label per node or non-finite scores fails
+    its own job, by name, instead of writing numbers the tables would average."""
+    from ..errors import SolverError
+    from ..solvers.checks import ContractError, check_outputs
+
+    try:
+        check_outputs(est, n, f"solver {solver!r}")
+    except ContractError as exc:
+        raise SolverError(f"{exc}; run `gssl solvers check {solver}` to see what its fit breaks") from None
 
 
 def run_cell(cell: Cell, splits, method: dict, seed: int = 0) -> list[dict]:
@@ -244,9 +262,9 @@ def _fit_parameters(est) -> set:
 @functools.cache
 def _param_names(solver: str) -> frozenset:
     """A solver's constructor parameters (once per process: a grid job asks on every fit)."""
-    from ..solvers.registry import SOLVERS
+    from ..solvers.registry import solver_class
 
-    return frozenset(SOLVERS[solver]().get_params(deep=False))
+    return frozenset(solver_class(solver)().get_params(deep=False))
 
 
 def describe_inputs(**paths) -> dict:

@@ -18,6 +18,11 @@ from .params import ParamValidation
 class SemiSupervisedClassifier(ParamValidation, ClassifierMixin, BaseEstimator):
     """fit(graph, y, n_classes=None) with y == -1 on unlabeled nodes.
 
+    Beside fit: ``fit_predict`` (the labels of every node), ``predict`` / ``decision_function`` /
+    ``predict_proba`` (labels, class scores, normalised scores; of the graph's nodes or, where the
+    method has an out-of-sample extension, of new points) and ``score(y_true, mask=None)`` (the
+    accuracy of the nodes' labels).
+
     The estimator contract: keyword-only constructors that store each parameter as given (and
     nothing else); ``_parameter_constraints`` declares every parameter's allowed values
     (:mod:`gssl.solvers.params`), ``_check_param_relations`` the rules between parameters; fit
@@ -98,8 +103,26 @@ class SemiSupervisedClassifier(ParamValidation, ClassifierMixin, BaseEstimator):
         """Return scores (n, C), or (scores, class indices) when labels are not argmax(scores)."""
         raise NotImplementedError
 
+    def fit_predict(self, X, y, **fit_kwargs) -> np.ndarray:
+        """Fit, then return the labels of every graph node (``transduction_``).
+
+        Parameters
+        ----------
+        X, y
+            As :meth:`fit`.
+        **fit_kwargs
+            The other arguments of :meth:`fit` (``n_classes``, ``validation``, ``graph``).
+
+        Returns
+        -------
+        ndarray (n,)
+            ``fit(X, y, **fit_kwargs).transduction_``: what ``predict()`` then gives.
+        """
+        return self.fit(X, y, **fit_kwargs).transduction_
+
     # -- prediction ----------------------------------------------------------------------------
     def decision_function(self, X_new=None) -> np.ndarray:
+        """Class scores (n, C) of the graph's nodes (X_new None) or of new points."""
         check_is_fitted(self, "decision_function_")
         if X_new is None:
             return self.decision_function_
@@ -111,6 +134,100 @@ class SemiSupervisedClassifier(ParamValidation, ClassifierMixin, BaseEstimator):
         if X_new is None:
             return self.transduction_
         return self._labels(self.decision_function(X_new))
+
+    # how predict_proba maps the class scores: "scores" (the generic rule below), "ova" (one-vs-all
+    # scores fitted to +-1 targets by squared loss) or None (scores that are no probabilities)
+    _proba_rule = "scores"
+
+    def predict_proba(self, X_new=None) -> np.ndarray:
+        """Class scores normalised to rows that are non-negative and sum to one.
+
+        No softmax and no calibration: the class scores of :meth:`decision_function` are mapped
+        by a rule that keeps their order, so the arg-max of a row is the arg-max of its scores
+        (and so ``predict()`` wherever the method labels by arg-max: not with ``class_priors``,
+        nor where MBO steps or an SVM's votes decide the labels). The values are the method's
+        scores made comparable across nodes, not calibrated probabilities.
+
+        * Generic rule: each row is shifted up by its most negative score, if it has one, and
+          divided by its sum, ``p_c = (s_c - m) / sum_k (s_k - m)`` with ``m = min(0, min_k s_k)``.
+          Non-negative scores keep their ratios: Laplace learning's harmonic functions (the
+          probabilities that a random walk from the node first meets a labeled node of each
+          class) and label spreading's label distributions come back as they are; signed scores
+          (Poisson learning's U, kernel machines' decision values) become relative scores in
+          which the lowest class gets 0. A two-class one-vs-all method (scores ``[-f, f]``) gets
+          0 and 1.
+        * Methods that fit one-vs-all ``+-1`` targets by squared loss (``_proba_rule = "ova"``),
+          whose score ``f_c`` estimates ``2 P(c) - 1``: ``p_c`` proportional to
+          ``clip((1 + f_c) / 2, 0, 1)`` (two classes: ``1 - p`` and ``p``; the clip may tie
+          classes whose scores pass 1).
+
+        Rows that hold no information (all scores equal, or a node the method abstained on,
+        label -1) are uniform.
+
+        Parameters
+        ----------
+        X_new : array (m, d), optional
+            New points (methods with an out-of-sample extension); None: the graph's nodes.
+
+        Returns
+        -------
+        ndarray (n, C) or (m, C)
+            Columns in the order of ``classes_``.
+        """
+        if self._proba_rule is None:
+            raise SolverError(f"{type(self).__name__}'s class scores are not probabilities and "
+                              f"have no normalisation; use decision_function() for the scores or "
+                              f"predict() for the labels")
+        return normalized_scores(self.decision_function(X_new), self._proba_rule)
+
+    def score(self, y_true, y=None, sample_weight=None, *, mask=None) -> float:
+        """Accuracy of the labels of the graph's nodes against ``y_true``.
+
+        ``score(y_true)``: the share of the nodes with ``y_true >= 0`` (and in ``mask``) whose
+        label ``predict()`` (``transduction_``) equals ``y_true``; nodes the method abstained on
+        (label -1) count as errors. The labeled nodes of the fit count too: pass
+        ``mask=(y_train == -1)`` to score the unlabeled nodes only.
+        ``score(X_new, y)`` with two arguments is scikit-learn's ``ClassifierMixin.score``: the
+        accuracy of ``predict(X_new)`` on new points (methods with an out-of-sample extension).
+
+        Parameters
+        ----------
+        y_true : array (n,)
+            True label of every graph node, -1 (or any negative value) where unknown. With ``y``
+            given: the new points X_new.
+        y : array (m,), optional
+            True labels of the new points (scikit-learn's form).
+        sample_weight : array (n,) or (m,), optional
+            Weight of each node (or new point).
+        mask : bool array (n,) or int array of node indices, optional
+            Score only these nodes (the graph's nodes only).
+
+        Returns
+        -------
+        float
+            Accuracy in [0, 1].
+        """
+        from sklearn.metrics import accuracy_score
+
+        if y is not None:
+            if mask is not None:
+                raise SolverError("score(X_new, y) scores new points; mask selects graph nodes: "
+                                  "call score(y_true, mask=...) for those")
+            return float(accuracy_score(y, self.predict(y_true), sample_weight=sample_weight))
+        check_is_fitted(self, "transduction_")
+        n = self.transduction_.size
+        y_true = np.asarray(y_true)
+        if y_true.shape != (n,):
+            raise SolverError(f"score(y_true): y_true must hold one label per graph node ({n}), got "
+                              f"shape {y_true.shape}; for new points call score(X_new, y)")
+        keep = y_true >= 0
+        if mask is not None:
+            keep &= node_mask(mask, n)
+        if not keep.any():
+            raise SolverError("score(y_true): no node to score (none has y_true >= 0"
+                              + (" inside mask)" if mask is not None else ")"))
+        w = None if sample_weight is None else np.asarray(sample_weight)[keep]
+        return float(accuracy_score(y_true[keep], self.transduction_[keep], sample_weight=w))
 
     def _decision_new(self, X_new) -> np.ndarray:
         raise SolverError(f"{type(self).__name__} has no out-of-sample extension; call predict() "
@@ -163,11 +280,49 @@ def check_labels(graph, y, n_classes: int | None = None) -> tuple[np.ndarray, np
     return classes, codes
 
 
-def require_features(graph, solver: str):
+FEATURES_FIX = ("pass the features with the graph: gssl.build_graph(X, W=W) keeps your W and adds "
+                "X as graph.X, fit(X, y, graph={'k': 10}) builds a kNN graph from X; without "
+                "features, use a graph-only method (laplace, poisson, ...)")
+
+
+def require_features(graph, solver: str, fix: str = FEATURES_FIX):
+    """graph.X, or a SolverError that says ``solver`` needs it and how to ``fix`` that."""
     if graph.X is None:
-        raise SolverError(f"{solver} needs node features (graph.X) to build a kernel, but this "
-                          f"graph has none (graph-only dataset); use a graph-only method")
+        raise SolverError(f"{solver} needs node features (graph.X), but this graph has none (a bare "
+                          f"weight matrix or a graph-only dataset): {fix}")
     return graph.X
+
+
+def normalized_scores(scores, rule: str = "scores") -> np.ndarray:
+    """Rows of class scores as non-negative rows that sum to one (the rules of
+    :meth:`SemiSupervisedClassifier.predict_proba`); rows without information become uniform."""
+    S = np.asarray(scores, dtype=np.float64)
+    if rule == "ova":
+        P = np.clip((1.0 + S) / 2.0, 0.0, 1.0)
+    elif rule == "scores":
+        P = S - np.minimum(S.min(axis=1, keepdims=True), 0.0)
+    else:
+        raise SolverError(f"unknown probability rule {rule!r}; known: 'scores', 'ova'")
+    total = P.sum(axis=1, keepdims=True)
+    flat = total == 0  # every score at the row's floor: no class is preferred
+    P = np.divide(P, total, out=np.zeros_like(P), where=~flat)
+    P[flat[:, 0]] = 1.0 / S.shape[1]
+    return P
+
+
+def node_mask(mask, n: int) -> np.ndarray:
+    """A boolean mask over n nodes from a boolean array (n,) or an array of node indices."""
+    m = np.asarray(mask)
+    if m.dtype == bool:
+        if m.shape != (n,):
+            raise SolverError(f"a boolean mask needs one entry per graph node ({n}), got shape "
+                              f"{m.shape}")
+        return m
+    if m.dtype.kind not in "iu" or m.ndim != 1 or (m.size and (m.min() < -n or m.max() >= n)):
+        raise SolverError(f"mask must be a boolean array ({n},) or node indices in 0..{n - 1}")
+    out = np.zeros(n, dtype=bool)
+    out[m] = True
+    return out
 
 
 def ova_targets(codes_labeled: np.ndarray, n_classes: int) -> np.ndarray:

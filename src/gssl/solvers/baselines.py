@@ -71,7 +71,12 @@ class LabelSpreadingBaseline(SemiSupervisedClassifier):
     def _fit(self, graph, codes, n_classes):
         if self.graph == "given":
             return self._fit_given(graph, codes)
-        X = require_features(graph, "LabelSpreadingBaseline")
+        X = require_features(
+            graph, "LabelSpreadingBaseline (graph='features', its kNN graph of the node features)",
+            "pass graph='given' to spread the labels on the given W, e.g. "
+            "make_solver('label_spreading', graph='given') or LabelSpreadingBaseline(graph='given'); "
+            "or keep graph='features' and pass the features: gssl.build_graph(X, W=W) or "
+            "fit(X, y, graph={'k': 10})")
         if self.n_neighbors >= graph.n_nodes:
             raise ConfigError(f"LabelSpreadingBaseline: n_neighbors={self.n_neighbors} must be "
                               f"smaller than the number of nodes ({graph.n_nodes})")

@@ -43,8 +43,17 @@ class _GraphClusterer(ParamValidation, ClusterMixin, BaseEstimator):
                               f"graph's nodes")
         return self.labels_
 
-    def fit_predict(self, graph, y=None, **kwargs):
-        return self.fit(graph, y, **kwargs).labels_
+    def fit_predict(self, X, y=None, **fit_kwargs):
+        """Fit, then return the cluster of every graph node (``labels_``); the arguments are
+        :meth:`fit`'s."""
+        return self.fit(X, y, **fit_kwargs).labels_
+
+    def predict_proba(self, X_new=None):
+        """Not available: cluster ids are no class probabilities (and a clustering has no class
+        scores); raises SolverError."""
+        raise SolverError(f"{type(self).__name__} is a clustering method: its cluster ids are not "
+                          f"classes and it has no class probabilities; use predict() (or "
+                          f"fit_predict) for the clusters")
 
     def _set(self, labels, n_iter, converged, reason):
         self.labels_ = np.asarray(labels)
@@ -164,7 +173,9 @@ class KMeansClustering(_GraphClusterer):
         from sklearn.cluster import KMeans
 
         self._validate_params()
-        X = require_features(graph, "KMeansClustering")
+        X = require_features(graph, "KMeansClustering", "pass the features with the graph: "
+                             "gssl.build_graph(X, W=W) keeps your W and adds X as graph.X, or fit X "
+                             "itself with graph={'k': 10}; on a bare W use spectral_clustering")
         R = _n_clusters("KMeansClustering", self.n_clusters, y, n_classes, X.shape[0])
         self.model_ = KMeans(n_clusters=R, n_init=self.n_init, max_iter=self.max_iter,
                              tol=self.tol, random_state=self.random_state).fit(X)

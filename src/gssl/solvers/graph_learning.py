@@ -90,9 +90,9 @@ class LaplaceLearning(_GraphLearner):
         Exponent and cap of the properly weighted Laplacian.
     tol : float, default=1e-5
         Relative residual at which the conjugate gradients stop (per class; GraphLearning's
-        tolerance, which it applies to the absolute residual of all classes).
+        default value, which it applies to the absolute residual of all classes).
     max_iter : int, default=10000
-        Most CG iterations.
+        Most CG iterations (GraphLearning's conjugate gradients allow 100,000).
     class_priors : None, "uniform", "labeled" or list of float, default=None
         Class fractions for the volume-constrained label decision (None: arg-max).
     unreachable : {"error", "abstain"}, default="error"
@@ -165,12 +165,15 @@ class PoissonLearning(_GraphLearner):
         Conjugate gradients on the normalized system, or the paper's iteration
         U <- U + D^-1 (B - L U) stopped when the random walk from the labeled nodes has mixed.
     tol : float, default=1e-4
-        CG: relative residual per class. GraphLearning stops at 1e-3 on the absolute residual of
-        all classes together, about 2x tighter per class on these graphs; 1e-4 here makes the
-        labels agree with its to 99.95 % on MNIST-10k (1e-3: 99.85 %), which PoissonMBO needs:
-        started from Poisson labels 0.15 % apart, its 20 MBO steps ended 7 % apart on one draw.
+        CG: relative residual per class. GraphLearning's default is 1e-3, on the absolute
+        residual of all classes together, about 2x tighter per class on these graphs; 1e-4 here
+        makes the labels agree with its to 99.95 % on MNIST-10k (1e-3: 99.85 %), which PoissonMBO
+        needs: started from Poisson labels 0.15 % apart, its 20 MBO steps ended 7 % apart on one
+        draw.
     min_iter, max_iter : int, default=50, 1000
-        Random walk: fewest and most iterations; CG: ``max_iter`` x 10 iterations at most.
+        Random walk: fewest and most iterations (GraphLearning's defaults for its
+        ``gradient_descent`` solver); CG: ``max_iter`` x 10 iterations at most (GraphLearning's
+        conjugate gradients allow 100,000).
     class_priors : None, "uniform", "labeled" or list of float, default=None
         Class fractions for the volume-constrained label decision (None: arg-max).
     unreachable : {"error", "abstain"}, default="error"
@@ -263,15 +266,19 @@ class PoissonMBO(PoissonLearning):
     Parameters
     ----------
     solver, tol, min_iter, max_iter, unreachable
-        The Poisson start, as :class:`PoissonLearning`.
+        The Poisson start, as :class:`PoissonLearning` (``tol`` 1e-4 where GraphLearning's
+        default is 1e-3: see there).
     class_priors : "uniform", "labeled" or list of float, default="labeled"
-        Class fractions of the volume-constrained projection (required).
+        Class fractions of the volume-constrained projection (required). GraphLearning has no
+        default: its ``class_priors`` must be given (its examples pass the fractions of all
+        points, which uses the labels of the scored points).
     mu : float > 0, default=1.0
-        Fidelity weight of the Poisson source in the heat steps.
+        Fidelity weight of the Poisson source in the heat steps (GraphLearning's ``mu``, same
+        default).
     n_outer : int >= 1, default=20
-        MBO steps (heat steps then projection).
+        MBO steps (heat steps then projection; GraphLearning's ``T``, same default).
     n_inner : int >= 1, default=40
-        Heat steps per MBO step.
+        Heat steps per MBO step (GraphLearning's ``Ns``, same default).
 
     Attributes
     ----------
@@ -328,9 +335,10 @@ class PLaplaceLearning(_GraphLearner):
     p : float, default=10.0
         Exponent, p > 2 (p -> 2 is Laplace learning, p -> infinity the Lipschitz extension).
     tol : float, default=1e-6
-        Largest change of an iteration at which it stops.
+        Largest change of an iteration at which it stops (GraphLearning's default solver,
+        ``fast=True``, also stops at 1e-6 whatever its ``tol``).
     max_iter : int, default=100000
-        Most iterations.
+        Most iterations (GraphLearning's ``max_num_it`` default is 1,000,000).
     class_priors : None, "uniform", "labeled" or list of float, default=None
         Class fractions for the volume-constrained label decision (None: arg-max).
     unreachable : {"error", "abstain"}, default="error"

@@ -28,18 +28,21 @@ class VolumeMBO(_GraphLearner):
     ----------
     class_priors : "uniform", "labeled" or list of float, default="labeled"
         Class fractions giving the target class sizes (required). ``"labeled"`` takes them from
-        the labeled nodes; GraphLearning's examples pass the true fractions of all points, which
-        uses the labels of the scored points.
+        the labeled nodes. GraphLearning has no default (its ``class_priors`` must be given); its
+        examples pass the true fractions of all points, which uses the labels of the scored
+        points.
     volume_constraint : float in (0, 1], default=1.0
         Class sizes may range from this to 2 - this times their target (1: exact sizes).
+        GraphLearning's default is 0.5 (sizes from 0.5 to 1.5 times their target); pass 0.5 for
+        its looser bounds.
     temperature : float >= 0, default=0.1
         Standard deviation of the Gaussian noise added to the diffused values before each
         assignment; the labels of lowest energy over ``max_iter`` steps are kept. 0: no noise,
-        stop when the energy falls by a relative ``tol`` or less.
+        stop when the energy falls by a relative ``tol`` or less. (GraphLearning's default too.)
     max_iter : int >= 1, default=100
-        Most MBO steps.
+        Most MBO steps (GraphLearning fixes 100 in its C code).
     tol : float > 0, default=1e-6
-        Relative energy decrease at which the noiseless scheme stops.
+        Relative energy decrease at which the noiseless scheme stops (GraphLearning fixes 1e-6).
     random_state : None, int or RandomState, default=None
         Seed of the temperature noise.
     unreachable : {"error", "abstain"}, default="error"
@@ -109,15 +112,18 @@ class MulticlassMBO(_GraphLearner):
     Parameters
     ----------
     n_eig : int >= 1, default=50
-        Eigenvectors of L_s = I - D^-1/2 W D^-1/2 spanning the diffusion.
+        Eigenvectors of L_s = I - D^-1/2 W D^-1/2 spanning the diffusion (GraphLearning's
+        ``num_eig``, default 50 in its code; its docstring says 300).
     dt : float > 0, default=0.15
-        Diffusion time of an MBO step.
+        Diffusion time of an MBO step (GraphLearning's default too).
     mu : float > 0, default=50.0
-        Fidelity weight at the labeled nodes.
+        Fidelity weight at the labeled nodes (GraphLearning's default too).
     n_inner : int >= 1, default=6
-        Semi-implicit steps (of length dt / n_inner) per MBO step.
+        Semi-implicit steps (of length dt / n_inner) per MBO step (GraphLearning's ``Ns``, same
+        default).
     n_outer : int >= 1, default=10
-        MBO steps (diffusion, then projection onto the simplex's vertices).
+        MBO steps (diffusion, then projection onto the simplex's vertices; GraphLearning's ``T``,
+        same default).
     class_priors : None, "uniform", "labeled" or list of float, default=None
         Class fractions for the volume-constrained label decision (None: arg-max).
     random_state : None, int or RandomState, default=None

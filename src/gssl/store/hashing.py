@@ -92,7 +92,10 @@ def import_closure(*modules: str, package: str = "gssl") -> list[str]:
     (whose own imports are then followed): import from submodules to keep closures narrow.
     """
     import ast
+    import importlib
 
+    # names the package's __init__ imports on first use (gssl.SemiSupervisedClassifier, ...)
+    lazy = getattr(importlib.import_module(package), "_LAZY", {})
     seen, todo = set(), list(modules)
     while todo:
         name = todo.pop()
@@ -123,4 +126,6 @@ def import_closure(*modules: str, package: str = "gssl") -> list[str]:
                     is_sub = (base_spec.submodule_search_locations is not None
                               and importlib.util.find_spec(sub) is not None)
                     todo.append(sub if is_sub else base)
+                    if base == package and alias.name in lazy:
+                        todo.append(lazy[alias.name])
     return sorted(seen)

@@ -1,0 +1,412 @@
+"""Your data and your method: ``source: file`` datasets in every format, points without a label,
+solver and dataset plugins (import paths and entry points), ``gssl solvers check``, ``gssl
+datasets inspect``, and the worked example of docs/examples/my_method through the workflow."""
+
+import json
+import re
+import shutil
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import h5py
+import numpy as np
+import pytest
+import scipy.io
+import scipy.sparse as sp
+import yaml
+
+from gssl.cli import main as gssl_main
+from gssl.datasets import read_file_dataset
+from gssl.errors import ConfigError, DatasetError, SolverError
+from gssl.pipeline.config import validate_config
+from gssl.splits import LABELED, TEST, UNLABELED, UNSCORED, make_splits
+
+REPO = Path(__file__).resolve().parents[1]
+EXAMPLE = REPO / "docs" / "examples" / "my_method"
+
+X = np.array([[0.0, 1.0], [1.0, 0.5], [2.0, 2.0], [3.0, 1.5], [4.0, 0.0], [5.0, 2.5]])
+LABELS = ["b", "a", "b", "a", "b", "a"]  # names: classes sorted "a" < "b"
+Y = np.array([1, 0, 1, 0, 1, 0])
+
+
+def _csv(path: Path, rows, header="x1,x2,label") -> Path:
+    path.write_text(header + "\n" + "\n".join(rows) + "\n")
+    return path
+
+
+def _rows(labels=LABELS, sep=","):
+    return [sep.join([f"{a:g}", f"{b:g}", lab]) for (a, b), lab in zip(X, labels)]
+
+
+# -- formats -----------------------------------------------------------------------------------
+def test_csv_and_tsv_with_a_named_or_indexed_label_column(tmp_path):
+    for fmt, sep, label in (("csv", ",", "label"), ("tsv", "\t", 2)):
+        path = _csv(tmp_path / f"d.{fmt}", _rows(sep=sep), header=sep.join(["x1", "x2", "label"]))
+        ds = read_file_dataset({"path": str(path), "label": label})
+        np.testing.assert_array_equal(ds.X, X)
+        np.testing.assert_array_equal(ds.y, Y)
+        assert ds.classes.tolist() == ["a", "b"] and ds.W is None
+        assert ds.meta["files"] == {str(path): __import__("gssl").store.hashing.file_sha256(path)}
+
+
+def test_csv_features_select_columns_and_numbers_as_labels_keep_numeric_order(tmp_path):
+    path = _csv(tmp_path / "d.csv", [f"{a:g},{b:g},{c}" for (a, b), c in zip(X, [2, 10, 2, 10, 2, 10])])
+    ds = read_file_dataset({"path": str(path), "label": "label", "features": ["x2"]})
+    np.testing.assert_array_equal(ds.X, X[:, [1]])
+    assert ds.classes.tolist() == ["2", "10"]  # numbers sorted as numbers, not as text
+    np.testing.assert_array_equal(ds.y, [0, 1, 0, 1, 0, 1])
+
+
+def test_npz_h5_and_mat_v5_with_keys(tmp_path):
+    np.savez(tmp_path / "d.npz", fea=X, gnd=np.array(LABELS))
+    with h5py.File(tmp_path / "d.h5", "w") as fh:
+        fh["X"], fh["y"] = X, Y + 1
+    scipy.io.savemat(tmp_path / "d.mat", {"X": X, "y": (Y + 1)[:, None]})
+    ds = read_file_dataset({"path": str(tmp_path / "d.npz"), "keys": {"X": "fea", "y": "gnd"}})
+    np.testing.assert_array_equal(ds.X, X), np.testing.assert_array_equal(ds.y, Y)
+    for name in ("d.h5", "d.mat"):
+        ds = read_file_dataset({"path": str(tmp_path / name)})
+        np.testing.assert_array_equal(ds.X, X)
+        np.testing.assert_array_equal(ds.y, Y)
+        assert ds.classes.tolist() == ["1", "2"]
+
+
+def test_mat_v73_is_read_as_matlab_lays_it_out(tmp_path):
+    """MATLAB v7.3 is HDF5 in column-major order (h5py sees each matrix transposed) and stores
+    a sparse matrix as a group of data / ir / jc (CSC)."""
+    W = sp.random(6, 6, density=0.5, random_state=0, format="csr")
+    W = (W + W.T).tocsc()
+    W.setdiag(0), W.eliminate_zeros()
+    with h5py.File(tmp_path / "d.mat", "w", userblock_size=512) as fh:
+        fh["fea"] = X.T  # as MATLAB writes a 6 x 2 matrix
+        fh["gnd"] = (Y + 1)[None, :].astype(float)
+        g = fh.create_group("A")
+        g["data"], g["ir"], g["jc"] = W.data, W.indices.astype(np.uint64), W.indptr.astype(np.uint64)
+        g.attrs["MATLAB_sparse"] = np.uint64(6)
+    ds = read_file_dataset({"path": str(tmp_path / "d.mat"), "keys": {"X": "fea", "y": "gnd", "W": "A"}})
+    np.testing.assert_array_equal(ds.X, X)
+    np.testing.assert_array_equal(ds.y, Y)
+    np.testing.assert_allclose(ds.W.toarray(), W.toarray())
+
+
+def test_npy_pair_svmlight_and_graph_only_mtx(tmp_path):
+    from sklearn.datasets import dump_svmlight_file
+
+    np.save(tmp_path / "X.npy", X)
+    (tmp_path / "y.txt").write_text("\n".join(LABELS) + "\n")
+    ds = read_file_dataset({"path": str(tmp_path / "X.npy"), "labels": str(tmp_path / "y.txt")})
+    np.testing.assert_array_equal(ds.X, X), np.testing.assert_array_equal(ds.y, Y)
+
+    dump_svmlight_file(X, Y * 2 - 1, str(tmp_path / "d.svm"))
+    ds = read_file_dataset({"path": str(tmp_path / "d.svm")})
+    assert sp.issparse(ds.X) and np.allclose(ds.X.toarray(), X)
+    assert ds.classes.tolist() == ["-1", "1"] and ds.y.tolist() == Y.tolist()
+
+    W = sp.csr_matrix(np.ones((6, 6)) - np.eye(6))
+    scipy.io.mmwrite(tmp_path / "W.mtx", W)
+    ds = read_file_dataset({"path": str(tmp_path / "W.mtx"), "labels": str(tmp_path / "y.txt")})
+    assert ds.X is None and (ds.W != W).nnz == 0 and ds.y.tolist() == Y.tolist()
+
+
+def test_graph_only_npz(tmp_path):
+    W = sp.csr_matrix(np.ones((6, 6)) - np.eye(6))
+    np.savez(tmp_path / "g.npz", W=W.toarray(), y=Y)
+    ds = read_file_dataset({"path": str(tmp_path / "g.npz")})
+    assert ds.X is None and ds.W.nnz == 30
+
+
+# -- points without a label ------------------------------------------------------------------
+def test_rows_without_a_label_are_in_the_graph_but_never_labeled_nor_scored(tmp_path):
+    labels = ["b", "", "b", "a", "b", "a"] * 5
+    rows = [f"{i},{i % 7},{lab}" for i, lab in enumerate(labels)]
+    ds = read_file_dataset({"path": str(_csv(tmp_path / "d.csv", rows)), "label": "label"})
+    assert ds.y.shape == (30,) and (ds.y == -1).sum() == 5 and ds.meta["n_unlabeled_rows"] == 5
+    np.testing.assert_array_equal(ds.class_counts(), [10, 15])
+    for spec in ({"kind": "labels_per_class", "n": 2, "repeats": 4},
+                 {"kind": "per_class_counts", "labeled": 1, "unlabeled": 3, "test": None, "repeats": 3}):
+        roles = make_splits(ds.y, spec, "d", "p")
+        assert (roles[:, ds.y < 0] == UNSCORED).all()
+        assert not np.isin(roles[:, ds.y >= 0], [UNSCORED]).any()
+        assert ((roles == LABELED) | (roles == UNLABELED) | (roles == TEST)).sum(axis=1).tolist() == \
+            [25] * roles.shape[0]
+    nan_y = np.array([0.0, np.nan, 1.0, 1.0, 0.0, 1.0])  # NaN in a numeric label array
+    np.savez(tmp_path / "n.npz", X=X, y=nan_y)
+    assert read_file_dataset({"path": str(tmp_path / "n.npz")}).y.tolist() == [0, -1, 1, 1, 0, 1]
+
+
+def test_fit_split_fits_unscored_points_as_unlabeled_and_never_scores_them(tmp_path):
+    """Through the stage functions: the scores count the labeled points only."""
+    from gssl.graphs import build_graph
+    from gssl.pipeline.stages import fit_split
+
+    rng = np.random.default_rng(0)
+    Xm = np.vstack([rng.normal(0, 0.3, (20, 2)), rng.normal(3, 0.3, (20, 2))])
+    y = np.repeat([0, 1], 20)
+    y[[3, 25]] = -1
+    cell = type("Cell", (), {})()
+    cell.X, cell.y, cell.n_classes, cell.splits_path = Xm, y, 2, "-"
+    cell.graph = build_graph(Xm, {"kind": "knn", "k": 5})
+    cell.roles = make_splits(y, {"kind": "labels_per_class", "n": 1, "repeats": 1}, "d", "p")
+    out = fit_split(cell, 0, {"solver": "poisson"})
+    assert out["metrics"]["error_unlabeled"] == 0.0 and len(out["predictions"]) == 40
+    assert out["metrics"]["n_labeled"] == 2
+
+
+# -- problems: each named, with the fix -------------------------------------------------------
+@pytest.mark.parametrize("rows, entry, message", [
+    (["1,2,a", "3,4"], {}, "line 3 has 2 fields, the header 3"),
+    (["1,2,a", "3,x,b"], {}, "feature column 'x2' is not numeric (line 3"),
+    (["1,2,a", "3,,b"], {}, "feature 'x2' at line 3 is nan"),
+    (["1,2,a", "3,inf,b"], {}, "feature 'x2' at line 3 is inf"),
+    (["1,2,a", "3,4,a"], {}, "the labels hold 1 class (a)"),
+    (["1,2,a", "3,4,b"], {"label": "lab"}, "label: no column named 'lab'; the header has 'x1', 'x2', 'label'"),
+    (["1,2,a", "1,4,b"], {"id": "x1"}, "id column 'x1' repeats '1' (lines [2, 3]"),
+])
+def test_a_bad_table_is_refused_by_name(tmp_path, rows, entry, message):
+    path = _csv(tmp_path / "d.csv", rows)
+    with pytest.raises(DatasetError) as exc:
+        read_file_dataset({"path": str(path), "label": "label", **entry})
+    assert message in str(exc.value) and str(path) in str(exc.value)
+
+
+def test_file_entries_missing_what_they_need_are_config_errors(tmp_path):
+    with pytest.raises(ConfigError, match="needs label:"):
+        read_file_dataset({"path": str(_csv(tmp_path / "d.csv", _rows()))})
+    with pytest.raises(ConfigError, match="cannot tell the format"):
+        read_file_dataset({"path": "data.bin"})
+    with pytest.raises(ConfigError, match="holds no labels; add labels:"):
+        read_file_dataset({"path": "X.npy"})
+    with pytest.raises(DatasetError, match="does not exist"):
+        read_file_dataset({"path": str(tmp_path / "nope.csv"), "label": "y"})
+    np.savez(tmp_path / "g.npz", W=np.array([[0, 1.0], [2.0, 0]]), y=[0, 1])
+    with pytest.raises(DatasetError, match="not symmetric"):
+        read_file_dataset({"path": str(tmp_path / "g.npz")})
+
+
+def _file_config(path, protocol=None, **entry):
+    return {"datasets": {"mine": {"source": "file", "path": str(path), "label": "label", **entry}},
+            "preprocessing": {"raw": []}, "graphs": {"knn": {"kind": "knn", "k": 3}},
+            "methods": {"poisson": {"solver": "poisson"}},
+            "protocols": {"p": protocol or {"kind": "labels_per_class", "n": 1, "repeats": 2}},
+            "experiments": {"e": {"datasets": ["mine"], "preprocessing": ["raw"], "graphs": ["knn"],
+                                  "methods": ["poisson"], "protocols": ["p"]}}}
+
+
+def test_config_check_reads_the_file_and_tries_each_protocol(tmp_path):
+    path = _csv(tmp_path / "d.csv", _rows())
+    validate_config(_file_config(path))  # the good file and protocol pass
+    for cfg, message in [
+        (_file_config(tmp_path / "missing.csv"), "datasets.mine: data file"),
+        (_file_config(path, label="lab"), "datasets.mine: " + str(path) + ": label: no column named 'lab'"),
+        (_file_config(path, {"kind": "labels_per_class", "n": 3, "repeats": 2}),
+         "protocol 'p' on dataset 'mine'"),
+        (_file_config(path, classes=["a", "c"]), "has no class named 'c'"),
+    ]:
+        with pytest.raises(ConfigError) as exc:
+            validate_config(cfg)
+        assert message in str(exc.value)
+
+
+def test_gssl_datasets_inspect_prints_what_gssl_reads(tmp_path, capsys):
+    path = _csv(tmp_path / "d.csv", [f"{a:g},{b:g},{lab}" for (a, b), lab in zip(X, ["a", "", "b", "a", "b", "b"])])
+    assert gssl_main(["datasets", "inspect", str(path), "--label", "label"]) == 0
+    out = capsys.readouterr().out
+    assert "features: 6 x 2 float64, dense" in out and "classes: 2 (a: 2, b: 3)" in out
+    assert "unlabeled points: 1" in out
+    assert gssl_main(["datasets", "inspect", str(path), "--label", "nope"]) == 1
+    assert "no column named 'nope'" in capsys.readouterr().err
+
+
+# -- solver plugins ---------------------------------------------------------------------------
+@pytest.fixture
+def example_on_path(monkeypatch):
+    monkeypatch.syspath_prepend(str(EXAMPLE))
+    yield
+    sys.modules.pop("my_method", None)
+
+
+def test_an_import_path_is_a_solver_validated_like_gssl_s_own(example_on_path):
+    from gssl.solvers.registry import make_solver, solver_modules, solver_provenance
+
+    est = make_solver("my_method:PageRankSpreading", {"alpha": 0.5})
+    assert type(est).__name__ == "PageRankSpreading" and est.alpha == 0.5
+    with pytest.raises(ConfigError, match="'alpha' parameter of PageRankSpreading"):
+        make_solver("my_method:PageRankSpreading", {"alpha": 1.5})
+    assert "my_method" in solver_modules("my_method:PageRankSpreading")  # its source: rerun hash
+    assert "gssl.solvers.base" in solver_modules("my_method:PageRankSpreading")
+    prov = solver_provenance("my_method:PageRankSpreading")
+    assert prov["origin"] == "my_method:PageRankSpreading" and len(prov["source_sha256"]) == 64
+    for bad, message in (("no_such_module:X", "module 'no_such_module' cannot be imported"),
+                         ("my_method:Nope", "has no 'Nope'"), ("numpy:ndarray", "not an estimator class")):
+        with pytest.raises(ConfigError, match=message):
+            make_solver(bad)
+
+
+def test_solvers_check_passes_a_good_plugin_and_names_what_a_broken_one_breaks(example_on_path, tmp_path,
+                                                                            monkeypatch, capsys):
+    assert gssl_main(["solvers", "check", "my_method:PageRankSpreading"]) == 0
+    assert "ok, the estimator contract holds" in capsys.readouterr().out
+    (tmp_path / "broken_method.py").write_text(textwrap.dedent("""
+        import numpy as np
+        from gssl import SemiSupervisedClassifier
+
+        class Broken(SemiSupervisedClassifier):
+            _parameter_constraints = {}
+            def __init__(self, alpha=1.0):
+                self.alpha = alpha
+            def _fit(self, graph, codes, n_classes):
+                return np.full((graph.n_nodes, n_classes), np.nan)
+    """))
+    monkeypatch.syspath_prepend(str(tmp_path))
+    assert gssl_main(["solvers", "check", "broken_method:Broken"]) == 1
+    out = capsys.readouterr()
+    assert "no _parameter_constraints entry for ['alpha']" in out.out and "keyword-only" in out.out
+    assert "break the estimator contract" in out.err
+
+
+def test_a_plugin_returning_nan_scores_fails_its_fit_by_name(tmp_path, monkeypatch):
+    from gssl.graphs import build_graph
+    from gssl.pipeline.stages import fit_split
+
+    (tmp_path / "nan_method.py").write_text(textwrap.dedent("""
+        import numpy as np
+        from gssl import SemiSupervisedClassifier
+
+        class NaNScores(SemiSupervisedClassifier):
+            _parameter_constraints = {}
+            def _fit(self, graph, codes, n_classes):
+                return np.full((graph.n_nodes, n_classes), np.nan)
+    """))
+    monkeypatch.syspath_prepend(str(tmp_path))
+    cell = type("Cell", (), {})()
+    cell.X, cell.y, cell.n_classes, cell.splits_path = X, Y, 2, "-"
+    cell.graph = build_graph(X, {"kind": "knn", "k": 2})
+    cell.roles = make_splits(Y, {"kind": "labels_per_class", "n": 1, "repeats": 1}, "d", "p")
+    with pytest.raises(SolverError, match="solver 'nan_method:NaNScores': decision_function_ holds NaN"):
+        fit_split(cell, 0, {"solver": "nan_method:NaNScores"})
+
+
+def _fake_distribution(site: Path, name: str, entry_points: str, module: str, source: str) -> None:
+    """An installed distribution as importlib.metadata finds it: a dist-info folder with
+    entry_points.txt beside its module (what pip install writes)."""
+    info = site / f"{name}-0.1.0.dist-info"
+    info.mkdir(parents=True)
+    (info / "METADATA").write_text(f"Metadata-Version: 2.1\nName: {name}\nVersion: 0.1.0\n")
+    (info / "entry_points.txt").write_text(entry_points)
+    (info / "top_level.txt").write_text(module + "\n")
+    (info / "RECORD").write_text(f"{module}.py,,\n")
+    (site / f"{module}.py").write_text(source)
+
+
+def test_entry_points_register_solvers_and_datasets(tmp_path, monkeypatch, capsys):
+    from gssl.datasets import load
+    from gssl.pipeline.config import registries
+    from gssl.solvers.registry import solver_class, solver_names, solver_provenance
+
+    _fake_distribution(tmp_path, "lab_plugins", textwrap.dedent("""
+        [gssl.solvers]
+        pagerank = my_method:PageRankSpreading
+        [gssl.datasets]
+        lab_blobs = lab_data:blobs
+    """), "lab_data", textwrap.dedent("""
+        import numpy as np
+
+        def blobs(n_per_class=10, random_state=0):
+            rng = np.random.default_rng(random_state)
+            X = np.vstack([rng.normal(0, 1, (n_per_class, 3)), rng.normal(4, 1, (n_per_class, 3))])
+            y = ["left"] * n_per_class + ["right"] * n_per_class
+            y[0] = None  # a point without a label
+            return X, y
+    """))
+    shutil.copy(EXAMPLE / "my_method.py", tmp_path / "my_method.py")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    assert "pagerank" in solver_names() and "pagerank" in registries()["solvers"]
+    assert solver_class("pagerank").__name__ == "PageRankSpreading"
+    assert solver_provenance("pagerank")["distribution"] == "lab_plugins 0.1.0"
+    assert "lab_blobs" in registries()["datasets"]
+    ds = load("lab_blobs", params={"n_per_class": 6})
+    assert ds.X.shape == (12, 3) and ds.classes.tolist() == ["left", "right"] and ds.y[0] == -1
+    assert gssl_main(["solvers"]) == 0 and "pagerank  (my_method.PageRankSpreading)" in capsys.readouterr().out
+    sys.modules.pop("my_method", None), sys.modules.pop("lab_data", None)
+
+
+# -- the worked example, through the workflow --------------------------------------------------
+@pytest.fixture(scope="module")
+def example_run(tmp_path_factory):
+    """docs/examples/my_method installed as pip installs it (into a folder on PYTHONPATH), its
+    config run in a copy of the workflow (fewer draws: a test, not the example's numbers)."""
+    from workflow_helpers import make_workspace, smk
+
+    root = tmp_path_factory.mktemp("plugin")
+    site = root / "site"
+    subprocess.run([sys.executable, "-m", "pip", "install", "--quiet", "--no-deps", "--no-build-isolation",
+                    "--no-index", "--target", str(site), str(EXAMPLE)], check=True, capture_output=True)
+    config = yaml.safe_load((EXAMPLE / "config.yaml").read_text())
+    config["results"] = "results"
+    config["protocols"]["lpc1"]["repeats"] = 6
+    config["protocols"]["select1"]["repeats"] = 2
+    config["experiments"]["my_method"]["protocols"] = ["lpc1"]
+    ws = make_workspace(root / "ws", config)
+    shutil.copytree(EXAMPLE, ws / "docs" / "examples" / "my_method")
+    env = {"PYTHONPATH": f"{ws / 'src'}:{site}"}
+    smk(ws, "--cores", "2", env=env)
+    return ws, env, site
+
+
+@pytest.mark.e2e
+def test_the_example_plugin_runs_beside_poisson_and_laplace(example_run):
+    from workflow_helpers import mlflow_runs
+
+    ws, _, _ = example_run
+    table = (ws / "results" / "tables" / "my_method.csv").read_text()
+    stats = (ws / "results" / "tables" / "my_method.stats.md").read_text()
+    for method in ("pagerank", "poisson", "laplace"):
+        assert method in table and f"| {method} " in stats.replace("**", "")
+    cells = {r[2] for r in mlflow_runs(ws, "cell")}
+    assert cells == {"pagerank", "poisson", "laplace"}
+    import sqlite3
+
+    with sqlite3.connect(ws / "results" / "mlflow.db") as con:
+        tags = dict(con.execute("SELECT key, value FROM tags WHERE key LIKE 'gssl.solver_%' OR "
+                                "key = 'gssl.data_files'").fetchall())
+    assert tags["gssl.solver_distribution"] == "gssl-my-method 0.1.0"
+    assert json.loads(tags["gssl.data_files"]) == {
+        "docs/examples/my_method/moons.csv": __import__("gssl").store.hashing.file_sha256(EXAMPLE / "moons.csv")}
+    chosen = json.loads((ws / "results" / "selected" / "my_method" / "moons_csv" / "std" / "knn10" /
+                         "pagerank.json").read_text())
+    assert chosen  # the selection stage chose alpha on the holdout draws
+
+
+@pytest.mark.e2e
+def test_editing_the_data_or_the_plugin_reruns_exactly_what_depends_on_it(example_run):
+    from workflow_helpers import rules_of
+
+    ws, env, site = example_run
+    assert planned_jobs_env(ws, env) == []
+    module = site / "my_method.py"
+    original = module.read_text()
+    module.write_text(original + "\n# an edit\n")
+    try:
+        jobs = planned_jobs_env(ws, env)
+        solved = {(j["rule"], j["wildcards"].get("method")) for j in jobs if j["rule"].startswith("solve")}
+        assert solved == {("solve", "pagerank"), ("solve_grid", "pagerank")}
+        assert not {"dataset", "features", "graph", "splits"} & set(rules_of(jobs))
+    finally:
+        module.write_text(original)
+    data = ws / "docs" / "examples" / "my_method" / "moons.csv"
+    text = data.read_text()
+    data.write_text(re.sub(r"^p5,[^,]*,", "p5,0.123,", text, count=1, flags=re.M))
+    try:
+        counts = rules_of(planned_jobs_env(ws, env))
+        assert counts["dataset"] == 1 and counts["features"] == 1 and counts["graph"] == 1
+        assert counts["solve"] == 3  # every method's cell on this dataset
+    finally:
+        data.write_text(text)
+
+
+def planned_jobs_env(ws, env):
+    from workflow_helpers import parse_jobs, smk
+
+    return parse_jobs(smk(ws, "-n", "--cores", "1", env=env))
