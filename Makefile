@@ -5,11 +5,12 @@ BIN    := $(VENV)/bin
 CORES  ?= 2
 STAMP  := $(VENV)/.installed
 
-.PHONY: run test lint report ui server bench clean help
+.PHONY: run test check lint report ui server bench clean help
 
 help:
 	@echo "make run    - create $(VENV), install, run the default workflow (config/config.yaml)"
-	@echo "make test   - create/update $(VENV), run the test suite"
+	@echo "make test   - create/update $(VENV), run the test suite (what CI runs)"
+	@echo "make check  - the development loop: unit tests only (no workflow runs), about 2 min"
 	@echo "make lint   - snakemake --lint"
 	@echo "make report - HTML report of the last run (results/report.html)"
 	@echo "make ui     - MLflow UI on results/mlflow.db (http://127.0.0.1:5000)"
@@ -30,16 +31,22 @@ run: $(STAMP)
 test: $(STAMP)
 	$(BIN)/python -m pytest -q
 
+# unit tests only: the workflow runs (e2e, faults, cluster, server) and slow tests are left to make test
+check: $(STAMP)
+	$(BIN)/python -m pytest -q -m "not e2e and not slow and not faults and not cluster and not server" --durations=5
+
 lint: $(STAMP)
 	$(BIN)/snakemake --lint
 
 report: $(STAMP)
 	$(BIN)/snakemake --cores 1 --report results/report.html
 
+# one worker: the UI serves one person, and mlflow's default of 4 workers, each importing mlflow,
+# kept a 2-core machine busy for minutes before the port answered
 ui: $(STAMP)
 	@echo "Open an experiment on its comparison of cells (the links below), or click 'Model training' once:"
 	@$(BIN)/python -c "import glob, json; [print('  ' + d['experiment'] + ': ' + d['ui']) for d in (json.load(open(p)) for p in sorted(glob.glob('results/mlflow/*.json'))) if 'ui' in d]"
-	MLFLOW_DISABLE_TELEMETRY=$${MLFLOW_DISABLE_TELEMETRY:-true} $(BIN)/mlflow ui --backend-store-uri sqlite:///$(CURDIR)/results/mlflow.db --host 127.0.0.1 --port 5000
+	MLFLOW_DISABLE_TELEMETRY=$${MLFLOW_DISABLE_TELEMETRY:-true} $(BIN)/mlflow ui --backend-store-uri sqlite:///$(CURDIR)/results/mlflow.db --host 127.0.0.1 --port 5000 --workers 1
 
 # a tracking server for many runs or a team: PostgreSQL backend (created on first use in
 # SERVER_DIR), proxied artifact store, bound to 127.0.0.1; log to it with

@@ -71,6 +71,8 @@ def _print_fault_figures(terminalreporter) -> None:
 
 def pytest_terminal_summary(terminalreporter, exitstatus, config):
     _print_fault_figures(terminalreporter)
+    # the header is hidden under -q (make test): say where the real data came from here too
+    terminalreporter.write_line(pytest_report_header(config))
     if mirror_present():
         return
     n = sum(1 for rep in terminalreporter.stats.get("skipped", [])

@@ -3,7 +3,8 @@ invariants, the estimator and its clustering peers."""
 import numpy as np
 import pytest
 import scipy.sparse as sp
-from scipy.sparse.linalg import spsolve
+import scipy.sparse.linalg
+from scipy.sparse.linalg import ArpackError, ArpackNoConvergence, spsolve
 from sklearn.base import clone, is_clusterer
 from sklearn.datasets import make_blobs
 from sklearn.neighbors import kneighbors_graph
@@ -11,7 +12,7 @@ from sklearn.neighbors import kneighbors_graph
 from gssl.errors import ConfigError, SolverError
 from gssl.graphs.base import Graph
 from gssl.metrics import purity
-from gssl.optim.graph_ops import diffuse, gradient_operator
+from gssl.optim.graph_ops import diffuse, gradient_norm_bound, gradient_operator
 from gssl.optim.simplex import project_simplex
 from gssl.optim.mtv_step import (balance, balance_subgradient, discrete_energy, lambda_median,
                                  mtv_energy, mtv_minimize, operator_norm)
@@ -131,6 +132,51 @@ def test_operator_norm_and_diffusion():
     Lap = sp.diags(np.asarray(W.sum(1)).ravel()) - W
     ref = spsolve(sp.csc_matrix(sp.eye(30) + Lap), F)
     np.testing.assert_allclose(diffuse(W, F, max_iter=200, tol=1e-12), ref, rtol=1e-8, atol=1e-10)
+
+
+def _raise(error):
+    def eigsh(*args, **kwargs):
+        raise error
+    return eigsh
+
+
+@pytest.mark.parametrize("failure", [
+    ArpackNoConvergence("No convergence (1 iterations, 0/1 eigenvectors converged)", np.array([]),
+                        np.zeros((0, 0))),
+    ArpackError(-9999),  # ARPACK's error code for a failed Arnoldi factorization
+], ids=["no_convergence", "arpack_error"])
+def test_operator_norm_falls_back_to_the_bound_on_arpack_failure_and_says_so(monkeypatch, failure):
+    D = gradient_operator(random_graph(30, seed=5))
+    diagnostics = {}
+    assert operator_norm(D, diagnostics=diagnostics) < gradient_norm_bound(D)
+    assert diagnostics == {"norm_bound_fallback": 0.0}
+    monkeypatch.setattr(scipy.sparse.linalg, "eigsh", _raise(failure))
+    assert operator_norm(D, diagnostics=diagnostics) == gradient_norm_bound(D)
+    assert diagnostics == {"norm_bound_fallback": 1.0}
+
+
+def test_mtv_records_the_norm_fallback_in_its_fit_metrics(monkeypatch):
+    W = cliques([15, 15, 15], bridge=1.0)
+    y = np.full(45, -1)
+    y[[3, 20, 40]] = [0, 1, 2]
+    m = MTVClustering(random_state=0).fit(Graph(W=W), y)
+    assert m.fit_metrics_["norm_bound_fallback"] == 0.0
+    monkeypatch.setattr(scipy.sparse.linalg, "eigsh", _raise(ArpackNoConvergence("no", [], [])))
+    m = MTVClustering(random_state=0).fit(Graph(W=W), y)
+    assert m.fit_metrics_["norm_bound_fallback"] == 1.0  # logged as solver_norm_bound_fallback
+    np.testing.assert_array_equal(m.labels_, np.repeat([0, 1, 2], 15))  # smaller steps, same result
+
+
+@pytest.mark.parametrize("error", [ValueError("k must be less than ndim(A), k=1"),
+                                   RuntimeError("not ARPACK's")])
+def test_operator_norm_lets_errors_other_than_arpacks_through(monkeypatch, error):
+    D = gradient_operator(random_graph(30, seed=5))
+    monkeypatch.setattr(scipy.sparse.linalg, "eigsh", _raise(error))
+    diagnostics = {}
+    with pytest.raises(type(error)) as raised:
+        operator_norm(D, diagnostics=diagnostics)
+    assert raised.value is error
+    assert diagnostics == {}
 
 
 # -- Algorithm 1 ---------------------------------------------------------------------------------

@@ -1,12 +1,17 @@
 """The paper-style tables: html() (the Snakemake report's table entry) and markdown(), which share
 paper_tables()."""
 import re
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
 import pytest
+import yaml
 
-from gssl.analysis.report import HIGHER_IS_BETTER, html, markdown, paper_tables
+from gssl.analysis.report import (HIGHER_IS_BETTER, html, markdown, paper_tables, plot, statistics_html,
+                                  statistics_markdown)
+
+REPO = Path(__file__).resolve().parents[1]
 
 
 def _row(method, protocol, mean, std, n, dataset="digits", prep="l2", graph="knn10"):
@@ -163,3 +168,143 @@ def test_tables_mark_the_methods_not_significantly_worse_than_the_best():
     rows = {line.split("|")[1].strip(): line for line in md.splitlines() if line.startswith("| ")}
     assert "**" in rows["best"] and rows["close"].rstrip(" |").endswith("≈")
     assert "≈" not in rows["worse"] and "not significantly worse" in md
+
+
+def test_the_legend_states_the_bold_rule_once_and_names_the_experiments_statistics(table):
+    table = table.assign(tied_with_best=False)
+    for text in (html(table, "demo_digits", ENTRY), markdown(table, "demo_digits", ENTRY)):
+        assert len(re.findall(r"\bbold\b", text, re.I)) == 1, text
+        assert "<experiment>" not in text and "&lt;experiment&gt;" not in text
+        assert "tables/demo_digits.stats.md" in text
+
+
+# -- the statistics page ------------------------------------------------------------------------
+def _stats_cells():
+    base = {"dataset": "d", "prep": "p", "graph": "g<1>", "protocol": "lpc1", "n": 3, "n_paired": 3}
+    return pd.DataFrame([
+        {**base, "method": "a&b", "mean": 10.0, "sem": 1.0, "ci_low": 5.7, "ci_high": 14.3, "best": True,
+         "p_value": np.nan, "p_holm": np.nan, "tied_with_best": True},
+        {**base, "method": "c", "mean": 20.0, "sem": 2.0, "ci_low": 11.4, "ci_high": 28.6, "best": False,
+         "p_value": 0.25, "p_holm": 0.25, "tied_with_best": True},
+    ])
+
+
+ACROSS = {"metric": "error_unlabeled", "settings": 2, "methods": 2, "settings_dropped": 0,
+          "average_ranks": {"a&b": 1.0, "c": 2.0}, "critical_difference": 1.39}
+
+
+def test_statistics_html_shows_the_markdowns_tables_escaped():
+    page = statistics_html(_stats_cells(), ACROSS, "exp<1>")
+    md = statistics_markdown(_stats_cells(), ACROSS, "exp<1>")
+    assert page.isascii() and "<title>Statistics of experiment exp&lt;1&gt;</title>" in page
+    assert "<h2>d &#183; p &#183; g&lt;1&gt; &#183; lpc1</h2>" in page and "## d · p · g<1> · lpc1" in md
+    rows = re.findall(r"<tr( class=\"best\")?><th scope=\"row\">(.*?)</th>(.*?)</tr>", page)
+    assert [(bool(best), name) for best, name, _ in rows] == [  # the setting, then the ranks
+        (True, "a&amp;b"), (False, "c"), (False, "a&amp;b"), (False, "c")]
+    assert re.findall(r"<td[^>]*>(.*?)</td>", rows[1][2]) == ["3", "20.00", "2.00", "[11.40, 28.60]", "0.25",
+                                                               "0.25", "&#8776;"]
+    assert "| **a&b** | 3 | 10.00 | 1.00 | [5.70, 14.30] | – | – | best |" in md
+    # a CD wider than the rank range, said plainly on both pages
+    plain = "critical difference 1.39: larger than the rank range of 1, so no pair differs"
+    assert plain in md and plain in page
+    narrow = statistics_markdown(_stats_cells(), {**ACROSS, "critical_difference": 0.5}, "e")
+    assert "critical difference 0.50: pairs whose average ranks differ by at least this differ" in narrow
+
+
+def test_statistics_pages_without_a_ranking_say_why():
+    across = {"metric": "error_unlabeled", "not_ranked": "only one method"}
+    assert "No ranking: only one method." in statistics_markdown(_stats_cells(), across, "e")
+    assert "No ranking: only one method." in statistics_html(_stats_cells(), across, "e")
+
+
+# -- the error plot -----------------------------------------------------------------------------
+def test_error_plot_keeps_its_title_in_the_figure_and_its_bands_in_0_100(tmp_path, monkeypatch):
+    import matplotlib.figure
+
+    drawn, savefig = [], matplotlib.figure.Figure.savefig
+
+    def keep(fig, *args, **kwargs):  # the figure as saved (laid out) and its title's extent
+        savefig(fig, *args, **kwargs)
+        drawn.append((fig, fig._suptitle.get_window_extent(fig.canvas.get_renderer())))
+
+    monkeypatch.setattr(matplotlib.figure.Figure, "savefig", keep)
+    rows = [_row(m, p, mean, 1.0, 3) for m, p, mean in [("rls", "lpc1", 2.0), ("rls", "lpc5", 1.0),
+                                                          ("laprls", "lpc1", 97.0), ("laprls", "lpc5", 99.0)]]
+    t = pd.DataFrame(rows).assign(error_unlabeled_sem=5.0)  # t(0.975, 2) * 5 > 14: bands cross 0 and 100
+    plot(t, tmp_path / "error.png", "an_experiment_with_a_long_name", LABELS)  # one panel: narrow
+    assert (tmp_path / "error.png").read_bytes()[:4] == b"\x89PNG"
+    (fig, title), = drawn
+    assert 0 <= title.x0 and title.x1 <= fig.bbox.width and title.y1 <= fig.bbox.height
+    ys = np.concatenate([p.vertices[:, 1] for c in fig.axes[0].collections for p in c.get_paths()])
+    assert ys.min() == 0 and ys.max() == 100
+
+
+# -- the report's texts: rendered as snakemake --report does, without a docutils message --------
+class _Files(list):
+    """A job's input or output as a caption sees it: by position and by name."""
+
+    def __init__(self, *paths, **named):
+        super().__init__([*paths, *named.values()])
+        self.__dict__.update(named)
+
+
+def _job(rule, config):
+    from types import SimpleNamespace
+
+    exp = "demo_digits"
+    t, p = f"results/tables/{exp}", f"results/plots/{exp}"
+    outputs = {"table": _Files(csv=f"{t}.csv", md=f"{t}.md", html=f"{t}.html"),
+               "plot": _Files(f"{p}/error.png"),
+               "statistics": _Files(csv=f"{t}.stats.csv", md=f"{t}.stats.md", html=f"{t}.stats.html",
+                                    ranks=f"{t}.ranks.json", boxes=f"{p}/boxes.png", cd=f"{p}/cd.png",
+                                    heatmap=f"{p}/ranks.png")}
+    params = {"table": SimpleNamespace(experiment=config["experiments"][exp], labels=LABELS, code="0"),
+              "plot": SimpleNamespace(labels=LABELS, code="0"), "statistics": SimpleNamespace(code="0")}
+    return SimpleNamespace(wildcards=SimpleNamespace(experiment=exp), input=_Files(f"{t}.csv"),
+                           output=outputs[rule], params=params[rule], config=config, rule=rule)
+
+
+# caption -> the rule whose output it describes
+CAPTIONS = {"table.rst": "table", "plot.rst": "plot", "stats.rst": "statistics", "boxes.rst": "statistics",
+            "cd.rst": "statistics", "ranks.rst": "statistics"}
+
+
+def _render(name, snakemake):
+    from docutils.core import publish_parts
+    from jinja2 import Environment, StrictUndefined
+
+    env = Environment(trim_blocks=True, lstrip_blocks=True, undefined=StrictUndefined)  # Snakemake's, strict
+    text = env.from_string((REPO / "workflow" / "report" / name).read_text()).render(snakemake=snakemake)
+    body = publish_parts(text, writer="html",
+                         settings_overrides={"report_level": 1, "warning_stream": False})["html_body"]
+    assert "system-message" not in body, (name, text)
+    return text
+
+
+def _configs():
+    from gssl.cli import _deep_update
+
+    default = yaml.safe_load((REPO / "config" / "config.yaml").read_text())
+    yield "config.yaml", {**default, "results": "results"}
+    for path in sorted((REPO / "config" / "experiments").glob("*.yaml")):
+        config = {**yaml.safe_load((REPO / "config" / "config.yaml").read_text()), "results": "results"}
+        _deep_update(config, yaml.safe_load(path.read_text()))
+        yield path.name, config
+
+
+def test_every_report_text_renders_without_a_docutils_message():
+    from gssl.pipeline.plan import experiments_to_run
+
+    assert {p.name for p in (REPO / "workflow" / "report").glob("*.rst")} == {*CAPTIONS, "workflow.rst"}
+    for name, config in _configs():
+        text = _render("workflow.rst", type("Snakemake", (), {"config": config}))
+        items = re.findall(r"^- ``(\w+)``: (.*)\n  \((.*)\)$", text, re.M)
+        assert [i[0] for i in items] == [e for e in config["experiments"]  # one list item each run
+                                         if e in experiments_to_run(config)], name
+        assert all(" × " in i[2] for i in items)
+    config = dict(_configs())["config.yaml"]
+    for caption, rule in CAPTIONS.items():
+        text = _render(caption, _job(rule, config))
+        assert "demo_digits" in text and "{{" not in text
+    assert len(re.findall(r"\bbold\b", _render("table.rst", _job("table", config)), re.I)) == 1
+

@@ -8,7 +8,8 @@ import pandas as pd
 import pytest
 
 from gssl.pipeline.config import validate_config
-from gssl.pipeline.plan import grid_values, grid_variants
+from gssl.analysis.report import tuned_on_scored_points
+from gssl.pipeline.plan import grid_values, grid_variants, selection_jobs
 from gssl.errors import ConfigError
 from conftest import build_moons_cell
 from gssl.pipeline.stages import Cell, run_cell
@@ -118,7 +119,10 @@ def _config(**selection):
 
 
 def test_an_honest_selection_config_is_accepted():
-    validate_config(_config())
+    cfg = validate_config(_config())
+    assert cfg["experiments"]["e"]["selection"] == {"protocol": "sel"}  # kept as given
+    # and planned: the grid of laprls on the selection protocol's splits, not the reported ones
+    assert [(j["method"], j["protocol"]) for j in selection_jobs(cfg, "e")] == [("laprls", "sel")]
 
 
 def _per_split_config(**selection):
@@ -134,8 +138,13 @@ def _per_split_config(**selection):
 
 
 def test_a_per_split_selection_on_validation_points_is_accepted():
-    validate_config(_per_split_config())
-    validate_config(_per_split_config(tie_break="sq_hinge_validation"))
+    cfg = validate_config(_per_split_config())
+    assert cfg["experiments"]["e"]["selection"] == {"protocol": "cv", "per_split": True,
+                                                    "metric": "error_validation"}
+    # the grid of laprls runs on the reported cv splits (pcg is selected_as laprls: no grid of its own)
+    assert {(j["method"], j["protocol"]) for j in selection_jobs(cfg, "e")} == {("laprls", "cv")}
+    cfg = validate_config(_per_split_config(tie_break="sq_hinge_validation"))
+    assert cfg["experiments"]["e"]["selection"]["tie_break"] == "sq_hinge_validation"
 
 
 @pytest.mark.parametrize("edit,message", [
@@ -178,7 +187,11 @@ def test_selection_that_could_read_scored_labels_is_refused(edit, message):
 def test_scored_points_true_reproduces_a_paper_that_tuned_on_its_test_points():
     cfg = _config(scored_points=True)
     cfg["experiments"]["e"]["selection"]["protocol"] = "lpc1"
-    validate_config(cfg)
+    entry = validate_config(cfg)["experiments"]["e"]
+    assert entry["selection"] == {"protocol": "lpc1", "scored_points": True}
+    # the grid runs on the reported splits themselves, and the tables mark the method † for it
+    assert [(j["method"], j["protocol"]) for j in selection_jobs(cfg, "e")] == [("laprls", "lpc1")]
+    assert tuned_on_scored_points(entry) == ["laprls"]
 
 
 @pytest.fixture(scope="module")

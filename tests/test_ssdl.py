@@ -348,6 +348,9 @@ def test_invalid_parameters_raise_config_error(name, params):
 
 
 def test_valid_edge_parameters_pass():
-    for name, params in [("ssdl_ga", {"batch_size": None, "r": 1, "beta": 0, "tol": 0}),
-                         ("sc_svm", {"sigma": None, "Cs": [2], "graph_reg": "none"})]:
-        make_solver(name, params)
+    for name, cls, params in [(
+            "ssdl_ga", SSDLGA, {"batch_size": None, "r": 1, "beta": 0, "tol": 0}),
+            ("sc_svm", SparseCodingSVM, {"sigma": None, "Cs": [2], "graph_reg": "none"})]:
+        est = make_solver(name, params)
+        assert type(est) is cls  # the estimator, with the edge values kept as given
+        assert {k: v for k, v in est.get_params().items() if k in params} == params

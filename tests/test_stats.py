@@ -335,3 +335,21 @@ def test_plots_write_png_files(tmp_path):
     P.plot_rank_heatmap(ranks.ranks, tmp_path / "heat.png")
     for name in ("cd.png", "sub/boxes.png", "heat.png"):
         assert_png(tmp_path / name)
+
+
+def test_cd_diagram_says_plainly_when_the_cd_exceeds_the_rank_range(monkeypatch):
+    texts = []
+
+    def keep(fig, out):  # the diagram's texts instead of a file
+        texts.append(" ".join(" ".join(t.get_text().split()) for ax in fig.axes for t in ax.texts))
+        P._pyplot().close(fig)
+
+    monkeypatch.setattr(P, "_save", keep)
+    four = pd.Series({"a": 1.0, "b": 2.0, "c": 3.0, "d": 4.0})
+    P.plot_cd_diagram(four, 3.32, "wide.png")
+    P.plot_cd_diagram(four, 1.5, "narrow.png")
+    P.plot_cd_diagram(four.iloc[:2], 1.39, "two.png")  # narrow figure: the label wraps, still whole
+    assert "critical difference 3.32: larger than the rank range of 3, so no pair differs" in texts[0]
+    assert "critical difference 1.50" in texts[1] and "no pair" not in texts[1]
+    assert "critical difference 1.39: larger than the rank range of 1, so no pair differs" in texts[2]
+    assert not any("beyond" in t or "CD =" in t for t in texts)

@@ -1,5 +1,10 @@
 # Tables, plots, the MLflow summary run per experiment, and the HTML report (snakemake --report).
 
+# the report's two kinds of tables, as subcategories of Tables: one label per experiment would
+# merge them, and a second label with two values becomes a toggle that hides one kind
+TABLES_MEANS = "results: mean ± std"
+TABLES_STATS = "statistics: intervals, tests, ranks"
+
 
 rule table:
     input:
@@ -8,7 +13,7 @@ rule table:
         # the CSV (long format) feeds plot and mlflow_summary; the report shows the HTML tables
         csv=f"{RESULTS}/tables/{{experiment}}.csv",
         md=f"{RESULTS}/tables/{{experiment}}.md",
-        html=report(f"{RESULTS}/tables/{{experiment}}.html", category="Tables",
+        html=report(f"{RESULTS}/tables/{{experiment}}.html", category="Tables", subcategory=TABLES_MEANS,
                     caption="../report/table.rst", labels={"experiment": "{experiment}"}),
     log:
         "logs/report/{experiment}.table.log",
@@ -55,6 +60,8 @@ rule statistics:
     output:
         csv=f"{RESULTS}/tables/{{experiment}}.stats.csv",
         md=f"{RESULTS}/tables/{{experiment}}.stats.md",
+        html=report(f"{RESULTS}/tables/{{experiment}}.stats.html", category="Tables", subcategory=TABLES_STATS,
+                    caption="../report/stats.rst", labels={"experiment": "{experiment}"}),
         ranks=f"{RESULTS}/tables/{{experiment}}.ranks.json",
         boxes=report(f"{RESULTS}/plots/{{experiment}}/boxes.png", category="Plots",
                      caption="../report/boxes.rst", labels={"experiment": "{experiment}", "plot": "boxes"}),

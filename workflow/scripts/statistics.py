@@ -7,7 +7,8 @@ import math
 
 from gssl.store.h5io import atomic_path, atomic_write_text
 from gssl.pipeline.jobs import job_context
-from gssl.analysis.report import aggregate, headline_metric, load_runs, statistics_markdown
+from gssl.analysis.report import (aggregate, headline_metric, load_runs, statistics_html,
+                                  statistics_markdown)
 from gssl.analysis.ranks import average_ranks, friedman_test, nemenyi_cd, score_table
 from gssl.analysis.stats import StatsError, cell_summary, higher_is_better, paired_tests
 from gssl.analysis.plots import plot_boxes, plot_cd_diagram, plot_note, plot_rank_heatmap
@@ -36,6 +37,7 @@ with job_context(sm.log[0]) as log:
                 across.update(iman_davenport_f=f.f, iman_davenport_p=f.p_value)
     atomic_write_text(sm.output.ranks, json.dumps(across, indent=1) + "\n")
     atomic_write_text(sm.output.md, statistics_markdown(cells, across, sm.wildcards.experiment))
+    atomic_write_text(sm.output.html, statistics_html(cells, across, sm.wildcards.experiment))
     title = f"{sm.wildcards.experiment}: {metric}"
     with atomic_path(sm.output.boxes) as tmp:
         plot_boxes(runs, metric, tmp)

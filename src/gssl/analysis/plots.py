@@ -11,6 +11,7 @@ import numpy as np
 import pandas as pd
 
 from .ranks import cd_groups
+from .report import cd_sentence
 from .stats import SETTING, StatsError, check_runs, higher_is_better
 
 BEST_COLOR, OTHER_COLOR = "#e8913a", "#b9cde5"  # orange best box among light blue ones
@@ -71,7 +72,10 @@ def plot_cd_diagram(avg_ranks: pd.Series, cd: float, out, title: str | None = No
     def x(rank):
         return side + (rank - 1) * unit
 
-    top = 0.45 if title else 0.1
+    # the CD's label in words, wrapped to the figure (about 13 characters per inch at 10 pt)
+    label = cd_sentence(cd, k) if cd > k - 1 else f"critical difference {cd:.2f}"
+    label = textwrap.fill(label, int(width * 13), break_long_words=False)
+    top = (0.45 if title else 0.1) + 0.17 * label.count("\n")  # room for its extra lines
     y_cd, y_axis = top + 0.3, top + 0.85
     y_groups = y_axis + 0.22 + 0.14 * np.arange(len(groups))
     y_rows = y_axis + 0.22 + 0.14 * len(groups) + 0.15 + 0.27 * np.arange(max(n_left, k - n_left))
@@ -90,14 +94,12 @@ def plot_cd_diagram(avg_ranks: pd.Series, cd: float, out, title: str | None = No
                 lw=1.2)
         if t == int(t):
             ax.text(x(t), y_axis - 0.13, f"{int(t)}", ha="center", va="bottom", fontsize=10)
-    # CD scale bar: clipped at the axis end, and the label says so
+    # CD scale bar: clipped at the axis end; its label then says that no pair differs
     shown = min(cd, k - 1)
     ax.plot([x(1), x(1 + shown)], [y_cd, y_cd], color="black", lw=1.5)
     for end in (1, 1 + shown):
         ax.plot([x(end), x(end)], [y_cd - 0.05, y_cd + 0.05], color="black", lw=1.5)
-    note = f" (beyond the rank axis of {k - 1})" if cd > k - 1 else ""
-    ax.text(x(1 + shown / 2), y_cd - 0.08, f"CD = {cd:.2f}{note}", ha="center", va="bottom",
-            fontsize=10)
+    ax.text(x(1 + shown / 2), y_cd - 0.08, label, ha="center", va="bottom", fontsize=10)
     # methods: the better half to the left (best nearest the axis), the rest to the right
     for i, rank in enumerate(r.to_numpy()):
         left = i < n_left

@@ -238,10 +238,20 @@ def _legend_notes(entry: dict) -> list[str]:
     return notes
 
 
-TIED_NOTE = ("**Bold**: the best mean of its column. ≈: not significantly worse than the best on the "
-             "same splits (two-sided Wilcoxon signed-rank, Holm-corrected within the setting, "
-             "p ≥ 0.05; with 5 or fewer splits no difference can be significant). The tests: "
-             "tables/<experiment>.stats.md.")
+def _tied_note(experiment: str) -> str:
+    """What ≈ marks, and where the tests are (the bold rule is in the cells' legend: said once)."""
+    return ("≈: not significantly worse than the best on the same splits (two-sided Wilcoxon "
+            "signed-rank, Holm-corrected within the setting, p ≥ 0.05; with 5 or fewer splits no "
+            f"difference can be significant). The tests: tables/{experiment}.stats.md (or .html; "
+            "in the report under Tables, statistics).")
+
+
+def _cells_legend(metric: str, bold: str) -> str:
+    """The cells' legend of markdown() and html(), with the one statement of the bold rule."""
+    best = "highest" if metric.startswith(HIGHER_IS_BETTER) else "lowest"
+    return (f"Cells: {_metric_name(metric)} (%), mean ± std over random splits (n = number of "
+            f"splits, SE = standard error of the mean); {bold}: the {best} mean in its column "
+            "at the two decimals shown (each of a tie); a dash (–) marks a missing result.")
 
 
 def _bold(text: str | None, bold: bool) -> str | None:
@@ -258,11 +268,10 @@ def markdown(table: pd.DataFrame, experiment: str, entry: dict, metric: str | No
     lines = [f"# Experiment `{experiment}`", ""]
     if entry.get("description"):
         lines += [entry["description"], ""]
-    lines += [f"Cells: {_metric_name(metric)} (%), mean ± std over splits (n = number of splits, "
-              f"SE = standard error of the mean).", ""]
+    lines += [_cells_legend(metric, "**bold**"), ""]
     lines += [f"{note}\n" for note in _legend_notes(entry)]
     if "tied_with_best" in table:
-        lines += [f"{TIED_NOTE}\n"]
+        lines += [f"{_tied_note(experiment)}\n"]
     for t in paper_tables(table, entry, metric):
         lines += [f"## {t.dataset} · prep `{t.prep}` · graph `{t.graph}`", "",
                   "| method | " + " | ".join(t.protocols) + " |",
@@ -278,39 +287,52 @@ def _num(x, spec=".2f") -> str:
     return "–" if x is None or x != x else format(x, spec)
 
 
-def statistics_markdown(cells: pd.DataFrame, across: dict, experiment: str) -> str:
-    """The statistics page of an experiment (rule ``statistics``): per setting, each method's mean,
-    standard error and 95 % interval with its paired test against the best method; across settings
-    the average ranks, Friedman test and critical difference (Demšar 2006)."""
-    metric = across["metric"]
+def cd_sentence(cd: float, k: int) -> str:
+    """The critical difference in words: with k methods average ranks lie in [1, k], so a CD above
+    their range k - 1 means no pair can differ (the diagram then stops its bar at the axis end)."""
+    if cd > k - 1:
+        return (f"critical difference {cd:.2f}: larger than the rank range of {k - 1}, "
+                "so no pair differs")
+    return f"critical difference {cd:.2f}: pairs whose average ranks differ by at least this differ"
+
+
+STATS_HEADER = ["method", "n", "mean", "SE", "95 % CI", "p", "p_Holm", ""]
+STATS_RIGHT = [False, True, True, True, False, True, True, False]  # numbers right-aligned
+
+
+def _statistics_blocks(cells: pd.DataFrame, across: dict) -> list[tuple]:
+    """The statistics page as blocks that statistics_markdown() and statistics_html() render:
+    ("p", text), ("h2", text) or ("table", header, right-aligned flags, rows, bold flags)."""
     from .stats import higher_is_better
 
+    metric = across["metric"]
     lower = not higher_is_better(metric)
-    lines = [f"# Statistics of experiment `{experiment}`", "",
-             f"{_metric_name(metric)} (%) per cell: mean, standard error (SE) and 95 % Student-t "
-             "interval over the splits. In each setting every method is compared with the best one "
-             "(**bold**) on the same splits (two-sided Wilcoxon signed-rank, Holm-corrected within the "
-             "setting); ≈ marks those not significantly worse than the best (p_Holm ≥ 0.05). With 5 "
-             "or fewer paired splits no difference can reach p < 0.05, so every method is then ≈.", ""]
+    blocks = [("p", f"{_metric_name(metric)} (%) per cell: mean, standard error (SE) and 95 % "
+                    "Student-t interval over the splits. In each setting every method is compared with "
+                    "the best one (in bold, marked best) on the same splits (two-sided Wilcoxon "
+                    "signed-rank, Holm-corrected within the setting); ≈ marks those not significantly "
+                    "worse than the best (p_Holm ≥ 0.05). With 5 or fewer paired splits no difference "
+                    "can reach p < 0.05, so every method is then ≈.")]
     for setting, sub in cells.groupby(["dataset", "prep", "graph", "protocol"], sort=False):
-        lines += [f"## {' · '.join(setting)}", "",
-                  "| method | n | mean | SE | 95 % CI | p | p_Holm | |", "|---|---:|---:|---:|---|---:|---:|---|"]
+        rows, bold = [], []
         for _, r in sub.sort_values("mean", ascending=lower, kind="stable").iterrows():
-            name = f"**{r['method']}**" if r["best"] else r["method"]
-            mark = "best" if r["best"] else ("≈" if r["tied_with_best"] else "")
-            lines.append(f"| {name} | {int(r['n'])} | {_num(r['mean'])} | {_num(r['sem'])} | "
-                         f"[{_num(r['ci_low'])}, {_num(r['ci_high'])}] | {_num(r['p_value'], '.3g')} | "
-                         f"{_num(r['p_holm'], '.3g')} | {mark} |")
-        lines.append("")
+            rows.append([r["method"], str(int(r["n"])), _num(r["mean"]), _num(r["sem"]),
+                         f"[{_num(r['ci_low'])}, {_num(r['ci_high'])}]", _num(r["p_value"], ".3g"),
+                         _num(r["p_holm"], ".3g"),
+                         "best" if r["best"] else ("≈" if r["tied_with_best"] else "")])
+            bold.append(bool(r["best"]))
+        blocks += [("h2", " · ".join(setting)), ("table", STATS_HEADER, STATS_RIGHT, rows, bold)]
+    blocks.append(("h2", "Across settings"))
     if "not_ranked" in across:
-        return "\n".join(lines + ["## Across settings", "", f"No ranking: {across['not_ranked']}."]) + "\n"
-    lines += ["## Across settings", "",
-              f"Average rank of each method over {across['settings']} settings (1 = best; settings "
-              f"missing a method dropped: {across['settings_dropped']}). Settings that share a dataset "
-              "are not independent draws, so read the tests below as descriptive when they do.", "",
-              "| method | average rank |", "|---|---:|"]
-    lines += [f"| {m} | {r:.2f} |" for m, r in across["average_ranks"].items()]
-    lines += ["", f"Nemenyi critical difference at α = 0.05: {across['critical_difference']:.2f}."]
+        return blocks + [("p", f"No ranking: {across['not_ranked']}.")]
+    ranks = across["average_ranks"]
+    blocks += [("p", f"Average rank of each method over {across['settings']} settings (1 = best; "
+                     f"settings missing a method dropped: {across['settings_dropped']}). Settings that "
+                     "share a dataset are not independent draws, so read the tests below as "
+                     "descriptive when they do."),
+               ("table", ["method", "average rank"], [False, True],
+                [[m, f"{r:.2f}"] for m, r in ranks.items()], [False] * len(ranks))]
+    text = f"Nemenyi {cd_sentence(across['critical_difference'], len(ranks))} (α = 0.05)."
     if "friedman_chi2" in across:
         line = f"Friedman χ²_F = {across['friedman_chi2']:.2f} (p = {across['friedman_p']:.3g})"
         if "iman_davenport_f" in across:
@@ -318,10 +340,55 @@ def statistics_markdown(cells: pd.DataFrame, across: dict, experiment: str) -> s
                      f"(p = {across['iman_davenport_p']:.3g})")
         else:
             line += "; every setting ranks the methods alike, so Iman–Davenport's F_F is unbounded"
-        lines.append(line + ".")
+        text += f" {line}."
     else:
-        lines.append("Friedman test: needs at least 3 methods and 2 settings.")
-    return "\n".join(lines) + "\n"
+        text += " Friedman test: needs at least 3 methods and 2 settings."
+    return blocks + [("p", text)]
+
+
+def statistics_markdown(cells: pd.DataFrame, across: dict, experiment: str) -> str:
+    """The statistics page of an experiment (rule ``statistics``): per setting, each method's mean,
+    standard error and 95 % interval with its paired test against the best method; across settings
+    the average ranks, Friedman test and critical difference (Demšar 2006)."""
+    lines = [f"# Statistics of experiment `{experiment}`", ""]
+    for kind, *rest in _statistics_blocks(cells, across):
+        if kind == "p":
+            lines += [rest[0], ""]
+        elif kind == "h2":
+            lines += [f"## {rest[0]}", ""]
+        else:
+            header, right, rows, bold = rest
+            lines += ["| " + " | ".join(header) + " |",
+                      "|" + "".join("---:|" if r else "---|" for r in right)]
+            lines += ["| " + " | ".join([f"**{row[0]}**" if b else row[0], *row[1:]]) + " |"
+                      for row, b in zip(rows, bold)]
+            lines.append("")
+    return "\n".join(lines).rstrip("\n") + "\n"
+
+
+def statistics_html(cells: pd.DataFrame, across: dict, experiment: str) -> str:
+    """statistics_markdown() as one self-contained, styled HTML page (the report's entry), in the
+    style of html(): every name escaped, pure ASCII."""
+    e = _escape
+    out = _html_head(f"Statistics of experiment {experiment}") + [
+        f"<h1>Statistics of experiment <code>{e(experiment)}</code></h1>"]
+    for kind, *rest in _statistics_blocks(cells, across):
+        if kind == "p":
+            out.append(f'<p class="legend">{e(rest[0])}</p>')
+        elif kind == "h2":
+            out.append(f"<h2>{e(rest[0])}</h2>")
+        else:
+            header, right, rows, bold = rest
+            left = ' class="text"'  # a text column of a numbers table
+            out += ['<table class="stats">', "<thead><tr>" + "".join(
+                f'<th scope="col"{"" if r else left}>{e(h)}</th>' for h, r in zip(header, right))
+                + "</tr></thead>", "<tbody>"]
+            for row, b in zip(rows, bold):
+                tds = "".join(f'<td{"" if r else left}>{e(v)}</td>' for v, r in zip(row[1:], right[1:]))
+                best = ' class="best"' if b else ""
+                out.append(f'<tr{best}><th scope="row">{e(row[0])}</th>{tds}</tr>')
+            out += ["</tbody>", "</table>"]
+    return _html_page(out)
 
 
 HTML_STYLE = """
@@ -337,11 +404,13 @@ table { border-collapse: collapse; border-top: 2px solid #1b1f24; border-bottom:
         font-variant-numeric: tabular-nums; margin: 4px 0; }
 thead th { border-bottom: 1px solid #1b1f24; vertical-align: bottom; }
 th, td { padding: 5px 16px; white-space: nowrap; }
+table.stats th, table.stats td { padding: 5px 10px; }
 th { font-weight: 600; text-align: right; }
 th.method { text-align: left; }
 tbody th { font-weight: normal; text-align: left; }
 td { text-align: right; }
-td.best { font-weight: 700; }
+td.best, tr.best th, tr.best td { font-weight: 700; }
+th.text, td.text { text-align: left; }
 td.missing { color: #8a9099; text-align: center; }
 tbody tr:nth-child(even) { background: #f5f6f8; }
 .label { display: block; font-weight: normal; color: #4a525c; font-size: 12px; }
@@ -359,19 +428,13 @@ def html(table: pd.DataFrame, experiment: str, entry: dict, metric: str | None =
     metric = metric or headline_metric(table)
     labels = protocol_labels or {}
     e = _escape
-    best = "highest" if metric.startswith(HIGHER_IS_BETTER) else "lowest"
-    out = ["<!DOCTYPE html>", '<html lang="en">', "<head>", '<meta charset="utf-8">',
-           f"<title>Experiment {e(experiment)}</title>", f"<style>{HTML_STYLE}</style>",
-           "</head>", "<body>", f"<h1>Experiment <code>{e(experiment)}</code></h1>"]
+    out = _html_head(f"Experiment {experiment}") + [f"<h1>Experiment <code>{e(experiment)}</code></h1>"]
     if entry.get("description"):
         out.append(f"<p>{e(entry['description'])}</p>")
-    out.append(f'<p class="legend">Cells: {e(_metric_name(metric))} (%), mean ± std over '
-               f"random splits (n = number of splits, SE = standard error of the mean); bold: the "
-               f"{best} mean in its column; "
-               "a dash (–) marks a missing result.</p>")
+    out.append(f'<p class="legend">{e(_cells_legend(metric, "bold"))}</p>')
     out += [f'<p class="legend">{e(note)}</p>' for note in _legend_notes(entry)]
     if "tied_with_best" in table:
-        out.append(f'<p class="legend">{e(TIED_NOTE.replace("**", ""))}</p>')
+        out.append(f'<p class="legend">{e(_tied_note(experiment))}</p>')
     for t in paper_tables(table, entry, metric):
         out += ["<section>",
                 f"<h2>{e(t.dataset)} · prep <code>{e(t.prep)}</code> · graph "
@@ -394,30 +457,49 @@ def html(table: pd.DataFrame, experiment: str, entry: dict, metric: str | None =
                     row.append(f"<td{cls}>{e(parts[0])}{ref}</td>")
             out.append("".join(row) + "</tr>")
         out += ["</tbody>", "</table>", "</section>"]
-    out += ["</body>", "</html>", ""]
+    return _html_page(out)
+
+
+def _html_head(title: str) -> list[str]:
+    return ["<!DOCTYPE html>", '<html lang="en">', "<head>", '<meta charset="utf-8">',
+            f"<title>{_escape(title)}</title>", f"<style>{HTML_STYLE}</style>", "</head>", "<body>"]
+
+
+def _html_page(lines: list[str]) -> str:
     # ASCII with character references (± -> &#177;): renders the same whatever encoding the file
     # is written or served with (the report embeds it as a data: URI)
-    return "\n".join(out).encode("ascii", "xmlcharrefreplace").decode("ascii")
+    return "\n".join(lines + ["</body>", "</html>", ""]).encode("ascii", "xmlcharrefreplace").decode("ascii")
+
+
+def confidence_band(mean, sem, n) -> tuple[np.ndarray, np.ndarray]:
+    """The 95 % Student-t band of a mean over n splits, clipped to [0, 100]: the metrics are
+    percentages, and a symmetric interval around an error near 0 would otherwise reach below it."""
+    from .stats import t_quantile
+
+    mean = np.asarray(mean, float)
+    half = t_quantile(0.95, np.asarray(n, float)) * np.asarray(sem, float)
+    return np.clip(mean - half, 0, 100), np.clip(mean + half, 0, 100)
 
 
 def plot(table: pd.DataFrame, out, experiment: str, protocol_labels: dict | None = None,
          metric: str | None = None, fmt: str = "png") -> None:
     """Error vs protocol (labels per class), one panel per dataset setting: the mean over the splits
-    and its 95 % confidence band (Student t, from the standard error; none for a single split)."""
+    and its 95 % confidence band (Student t, from the standard error; none for a single split;
+    clipped to [0, 100] %)."""
+    import textwrap
+
     import matplotlib
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    from .stats import t_quantile
-
     metric = metric or headline_metric(table)
     groups = list(table.groupby(["dataset", "prep", "graph"], sort=False))
     methods = list(dict.fromkeys(table["method"]))
     ncol = min(len(methods), 6)
-    legend_rows = -(-len(methods) // ncol)
-    height = 4 + 0.3 * legend_rows  # one legend under the panels, not one over each panel's lines
-    fig, axes = plt.subplots(1, len(groups), figsize=(5.5 * len(groups), height), squeeze=False)
+    width = 5.5 * len(groups)
+    # constrained layout keeps the title and the one legend under the panels inside the figure
+    fig, axes = plt.subplots(1, len(groups), figsize=(width, 4.5), squeeze=False, layout="constrained")
     colors = {m: f"C{i % 10}" for i, m in enumerate(methods)}  # a method's colour in every panel
     for ax, ((ds, prep, graph), sub) in zip(axes[0], groups):
         protocols = list(dict.fromkeys(sub["protocol"]))
@@ -427,11 +509,9 @@ def plot(table: pd.DataFrame, out, experiment: str, protocol_labels: dict | None
             mean = msub[f"{metric}_mean"].to_numpy(float)
             line, = ax.plot(x, mean, marker="o", label=method, color=colors[method],
                             linestyle="-" if methods.index(method) < 10 else "--")
-            if f"{metric}_sem" in msub:  # 95 % Student-t band of the mean over the splits
-                n = msub["n_splits"].to_numpy(float)
-                half = t_quantile(0.95, n) * msub[f"{metric}_sem"].to_numpy(float)
-                ax.fill_between(x, mean - half, mean + half, color=line.get_color(), alpha=0.15,
-                                linewidth=0)
+            if f"{metric}_sem" in msub:
+                low, high = confidence_band(mean, msub[f"{metric}_sem"], msub["n_splits"])
+                ax.fill_between(x, low, high, color=line.get_color(), alpha=0.15, linewidth=0)
         ax.set_xticks(x, [(protocol_labels or {}).get(p, p) for p in protocols])
         ax.set_xlabel("protocol (labels per class)")
         ax.set_ylabel(f"{metric.replace('_', ' ')} (%)")
@@ -439,9 +519,11 @@ def plot(table: pd.DataFrame, out, experiment: str, protocol_labels: dict | None
         ax.grid(alpha=0.3)
     handles = {h.get_label(): h for ax in axes[0] for h in ax.get_lines()}
     fig.legend([handles[m] for m in methods if m in handles], [m for m in methods if m in handles],
-               loc="lower center", ncol=ncol, fontsize=9, frameon=False)
-    fig.suptitle(f"Experiment {experiment}: mean over the splits, shaded 95 % confidence band")
-    fig.tight_layout(rect=(0, 0.3 * legend_rows / height + 0.02, 1, 1))
+               loc="outside lower center", ncol=ncol, fontsize=9, frameon=False)
+    # wrapped to the figure (about 11 characters per inch at the title's 12 pt; 10 leaves a
+    # margin): constrained layout does not wrap a title wider than a one-panel figure, it crops it
+    title = [f"Experiment {experiment}", "mean over the splits, shaded: 95 % confidence band"]
+    fig.suptitle("\n".join(textwrap.fill(t, int(width * 10), break_long_words=False) for t in title))
     Path(out).parent.mkdir(parents=True, exist_ok=True)
     fig.savefig(out, dpi=110, format=fmt)
     plt.close(fig)

@@ -117,21 +117,36 @@ def discrete_energy(D: sp.csr_matrix, labels: np.ndarray, n_classes: int,
     return float(E.sum())
 
 
-def operator_norm(D: sp.spmatrix, tol: float = 1e-3) -> float:
+def operator_norm(D: sp.spmatrix, tol: float = 1e-3, *, diagnostics: dict | None = None) -> float:
     """||D||_2 (largest singular value), slightly over-estimated (x1.01) so that the step sizes
-    satisfy sigma*tau*||K||^2 <= 1."""
-    from scipy.sparse.linalg import eigsh
+    satisfy sigma*tau*||K||^2 <= 1.
+
+    When ARPACK fails on D'D it returns the a-priori bound of
+    :func:`gssl.optim.graph_ops.gradient_norm_bound` instead (larger, so the steps stay valid but
+    smaller); ``diagnostics``, when given, gets ``norm_bound_fallback``: 1.0 then, else 0.0
+    (MTVClustering puts it in its ``fit_metrics_``, logged as ``solver_norm_bound_fallback``)."""
+    from scipy.sparse.linalg import ArpackError, ArpackNoConvergence, eigsh
+
+    def fell_back(value: bool) -> None:
+        if diagnostics is not None:
+            diagnostics["norm_bound_fallback"] = float(value)
 
     DtD = (D.T @ D).tocsr()
     if DtD.shape[0] < 3:
+        fell_back(False)
         return float(np.sqrt(np.linalg.eigvalsh(DtD.toarray()).max())) * 1.01
     try:
         lmax = eigsh(DtD, k=1, which="LA", tol=tol, return_eigenvectors=False,
                      v0=np.ones(DtD.shape[0]) + np.arange(DtD.shape[0]) % 7)[0]
-    except Exception:  # ARPACK failure: the shared a-priori bound (Anderson-Morley)
+    # only ARPACK's own failures (no convergence, or an error code such as a failed Arnoldi
+    # factorization); no shift sigma is given, so no factorization of D'D - sigma I can fail as
+    # singular. Anything else (e.g. a ValueError for a bad argument) is a bug the caller must see.
+    except (ArpackNoConvergence, ArpackError):
         from .graph_ops import gradient_norm_bound
 
+        fell_back(True)
         return gradient_norm_bound(D)
+    fell_back(False)
     return float(np.sqrt(max(lmax, 0.0)) * 1.01 + 1e-12)
 
 

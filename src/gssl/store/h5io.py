@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import contextlib
 import datetime as _dt
+import functools
 import json
 import os
 import socket
@@ -83,8 +84,15 @@ def _alive(pid: int) -> bool:
     return True
 
 
+@functools.cache
 def _umask() -> int:
-    mask = os.umask(0)
+    """The process umask, read without changing it where Linux tells it (/proc/self/status):
+    os.umask(0) and back would open a window in which another thread creates files 0666/0777.
+    Elsewhere it is read once, at the first atomic write, before jobs start threads."""
+    with contextlib.suppress(OSError, ValueError, StopIteration):
+        with open("/proc/self/status") as fh:
+            return int(next(line for line in fh if line.startswith("Umask:")).split()[1], 8)
+    mask = os.umask(0o022)
     os.umask(mask)
     return mask
 

@@ -13,6 +13,13 @@ from ..metrics import split_statistics
 from .records import KIND_TAG, run_name, run_tree
 
 
+def readable(metrics: dict, digits: int = 4) -> dict:
+    """A cell run's statistics to ``digits`` significant digits: the UI's table shows what a
+    reader compares (4.465, not 4.464796794504866). Split runs, their artifacts and the job's
+    JSON keep the exact values, and the tables are computed from those."""
+    return {k: float(f"{v:.{digits}g}") if isinstance(v, float) else v for k, v in metrics.items()}
+
+
 @dataclass
 class JobRuns:
     """One solve or grid job's view of MLflow.
@@ -66,13 +73,13 @@ class JobRuns:
         return {"start_time": self.start_ms, "end_time": int(time.time() * 1000)}
 
     def evaluation(self, method: dict, results: list[dict], extra_metrics: dict) -> dict:
-        """A cell (or block) run with the splits' statistics, and a child run per split with its
-        predictions and history as an artifact."""
+        """A cell (or block) run with the splits' statistics (:func:`readable`), and a child run
+        per split with its exact metrics, predictions and history as an artifact."""
         tags = self.tags(method["solver"])
         parent = {"name": run_name(self.cell, splits=self.block),
                   "tags": {**tags, KIND_TAG: "cell" if self.whole_cell else "block"},
                   "params": self.params(method),
-                  "metrics": {**split_statistics([r["metrics"] for r in results]), **extra_metrics},
+                  "metrics": readable({**split_statistics([r["metrics"] for r in results]), **extra_metrics}),
                   **self.times()}
         children = [{"name": run_name(self.cell, split=r["split"]), **self.times(),
                      "tags": {**tags, KIND_TAG: "split", "gssl.split": r["split"],
