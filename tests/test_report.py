@@ -1,5 +1,6 @@
 """The paper-style tables: html() (the Snakemake report's table entry) and markdown(), which share
 paper_tables()."""
+import json
 import re
 from pathlib import Path
 
@@ -308,3 +309,15 @@ def test_every_report_text_renders_without_a_docutils_message():
         assert "demo_digits" in text and "{{" not in text
     assert len(re.findall(r"\bbold\b", _render("table.rst", _job("table", config)), re.I)) == 1
 
+
+
+def test_a_truncated_job_output_is_named_with_the_fix(tmp_path):
+    """Issue 33: `truncate -s 100` of a solve job's JSON made the statistics job fail with
+    "Unterminated string ..." and no path."""
+    from gssl.analysis.report import load_runs
+    from gssl.errors import CacheError
+
+    path = tmp_path / "splits0-2.json"
+    path.write_text(json.dumps({"dataset": "d", "splits": [{"split": 0, "metrics": {}}]})[:30])
+    with pytest.raises(CacheError, match=f"{path} is not a complete solve-job output.*delete it and rerun"):
+        load_runs([path])

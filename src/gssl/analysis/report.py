@@ -16,11 +16,24 @@ from .stats import KEYS
 ERROR_METRICS = ["error_unlabeled", "error_validation", "error_test", "macro_error_unlabeled"]
 
 
+def _read_block(path) -> dict:
+    """One solve job's output; a damaged one is named, with the command that rebuilds it."""
+    from ..errors import CacheError
+
+    try:
+        rec = json.loads(Path(path).read_text())
+        rec["splits"]
+    except (ValueError, KeyError, TypeError) as exc:
+        raise CacheError(f"{path} is not a complete solve-job output ({type(exc).__name__}: {exc}); "
+                         f"delete it and rerun: snakemake --cores N {path}") from None
+    return rec
+
+
 def load_runs(paths) -> pd.DataFrame:
     """One row per split from the solve jobs' JSON outputs (each holds a block of splits)."""
     rows = []
     for p in paths:
-        rec = json.loads(Path(p).read_text())
+        rec = _read_block(p)
         for split in rec["splits"]:
             row = {k: rec[k] for k in KEYS}
             row["split"] = split["split"]
