@@ -55,10 +55,35 @@ FIGURE_COLUMNS = ("jobs", "runs", "splits", "finished", "misfiled", "lost", "twi
                   "accepted_corrupt", "inputs_silently_wrong")
 
 
+_REPORTED_ROWS: list[dict] = []  # figure rows that reached this process in test reports
+
+
+def _figure_rows() -> list:
+    return getattr(sys.modules.get("workflow_helpers"), "FIGURE_ROWS", [])
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_call(item):
+    """A test's new figure rows ride on its report (the report copies item.user_properties), so
+    that under pytest-xdist (make test) the controlling process, which prints the table, gets the
+    workers' rows."""
+    before = len(_figure_rows())
+    yield
+    if len(_figure_rows()) > before:
+        item.user_properties.append(("fault_figures", _figure_rows()[before:]))
+
+
+def pytest_runtest_logreport(report):
+    if report.when != "call":  # the teardown report carries the same properties
+        return
+    for key, value in getattr(report, "user_properties", ()):
+        if key == "fault_figures":
+            _REPORTED_ROWS.extend(value)
+
+
 def _print_fault_figures(terminalreporter) -> None:
     """The fault-injection suite's figures (tests/test_faults.py), one row per case that ran."""
-    helpers = sys.modules.get("workflow_helpers")
-    rows = getattr(helpers, "FIGURE_ROWS", [])
+    rows = _REPORTED_ROWS
     if not rows:
         return
     terminalreporter.section("fault-injection figures (issue #21)")

@@ -52,6 +52,9 @@ FLOORS = {
     "volume_mbo": (84, 91, 91),         # 90.4 97.3 97.1
 }
 LABELS = (1, 5, 10)
+# the slowest defaults (minutes for three fits on 1,797 digits) are held to one label count:
+# the floor at 5 labels per class still catches a change that costs the method its footing
+ONE_COUNT = {"ssdl_ga": 5}
 
 
 @pytest.fixture(scope="module")
@@ -75,8 +78,9 @@ def test_every_registered_solver_has_floors():
 @pytest.mark.parametrize("name", sorted(FLOORS))
 def test_defaults_reach_the_floor_on_digits(digits, name):
     G, y = digits
+    counts = (ONE_COUNT[name],) if name in ONE_COUNT else LABELS
     scores = []
-    for n in LABELS:
+    for n in counts:
         y_train = _labels(y, n, seed=100 * n)
         est = gssl.make_solver(name)
         with warnings.catch_warnings():  # convergence notes of the iterative ones are not the point
@@ -85,6 +89,6 @@ def test_defaults_reach_the_floor_on_digits(digits, name):
         pred, u = np.asarray(est.predict()), y_train == -1
         scores.append(clustering_accuracy(y[u], pred[u]) if is_clusterer(est)
                       else 100.0 * float(np.mean(pred[u] == y[u])))
-    failed = [f"{n} labels/class: {s:.1f} % < {f} %" for n, s, f in zip(LABELS, scores, FLOORS[name])
-              if s < f]
+    floors = [FLOORS[name][LABELS.index(n)] for n in counts]
+    failed = [f"{n} labels/class: {s:.1f} % < {f} %" for n, s, f in zip(counts, scores, floors) if s < f]
     assert not failed, f"{name} with its defaults: " + "; ".join(failed)
