@@ -242,3 +242,114 @@ def test_workflow_derives_its_dataset_sets_from_the_registry():
     common = (REPO / "workflow" / "rules" / "common.smk").read_text()
     assert not [name for name in REGISTRY if f'"{name}"' in common]
     assert "GRAPH_ONLY_SOURCES" not in (REPO / "src" / "gssl" / "pipeline" / "config.py").read_text()
+
+
+# ----------------------------------------------------------------------------- known before any job (issue #33)
+SMALL = yaml.safe_load((REPO / ".test" / "config" / "config.yaml").read_text())  # 160 moons in 10-D
+MOONS = SMALL["datasets"]["moons"]
+
+
+def _small(edit):
+    cfg = copy.deepcopy(SMALL)
+    edit(cfg)
+    return cfg
+
+
+def _job_error(cfg, tmp_path) -> str:
+    """What the dataset, features and graph jobs of the config's one cell raise."""
+    from gssl.pipeline.stages import build_dataset, build_features, build_graph
+
+    try:
+        build_dataset("moons", cfg["datasets"]["moons"], None, tmp_path / "data.h5")
+        build_features(tmp_path / "data.h5", cfg["preprocessing"]["std"], tmp_path / "features.h5")
+        build_graph(tmp_path / "features.h5", cfg["graphs"]["knn8"], tmp_path / "graph.h5")
+    except Exception as exc:  # noqa: BLE001 - the message is what is compared
+        return str(exc)
+    raise AssertionError("the jobs accepted it")
+
+
+KNOWN_BEFORE_ANY_JOB = {
+    "k >= n": lambda c: c["graphs"]["knn8"].update(k=160),
+    "k_st >= n": lambda c: c["graphs"].update(knn8={"kind": "knn", "k": 8, "weights": "self_tuning", "k_st": 170}),
+    "a class name that does not exist": lambda c: c["datasets"]["moons"].update(classes=["0", "two"]),
+    "class indices out of range": lambda c: c["datasets"]["moons"].update(class_indices=[0, 2]),
+    "overlapping groups": lambda c: c["datasets"]["moons"].update(groups=[["0", "1"], ["1"]]),
+    "group indices out of range": lambda c: c["datasets"]["moons"].update(group_indices=[[0], [1, 7]]),
+    "pca: more components than features": lambda c: c["preprocessing"].update(std=[{"pca": {"n_components": 20}}]),
+    "random_projection: more components than features":
+        lambda c: c["preprocessing"].update(std=["standardize", {"random_projection": {"n_components": 11}}]),
+    "pca after random_projection": lambda c: c["preprocessing"].update(
+        std=[{"random_projection": {"n_components": 6}}, {"pca": {"n_components": 7}}]),
+    "n_samples: 0": lambda c: c["datasets"]["moons"]["params"].update(n_samples=0),
+    "n_samples: many": lambda c: c["datasets"]["moons"]["params"].update(n_samples="many"),
+    "n_samples: 1.5": lambda c: c["datasets"]["moons"]["params"].update(n_samples=1.5),
+    "noise: -1": lambda c: c["datasets"]["moons"]["params"].update(noise=-1),
+    "g50c n_samples: 0": lambda c: c["datasets"].update(moons={"source": "g50c", "params": {"n_samples": 0}}),
+    "g50c bayes_error: 0.5": lambda c: c["datasets"].update(moons={"source": "g50c", "params": {"bayes_error": 0.5}}),
+    "k >= n after a class view": lambda c: (c["datasets"].update(moons={"source": "four_moons", "params": {
+        "n_samples": 40, "n_features": 10, "random_state": 0}, "classes": ["1", "3"]}), c["graphs"]["knn8"].update(k=20)),
+    "params for a dataset read from files": lambda c: c["datasets"].update(moons={"source": "usps", "params": {"n": 1}}),
+}
+
+
+@pytest.mark.parametrize("case", list(KNOWN_BEFORE_ANY_JOB))
+def test_what_a_job_would_refuse_is_refused_up_front_with_the_jobs_message(case, tmp_path):
+    cfg = _small(KNOWN_BEFORE_ANY_JOB[case])
+    with pytest.raises(ConfigError) as exc:
+        validate_config(copy.deepcopy(cfg))
+    if case == "params for a dataset read from files":  # its job needs the download: the message is load()'s
+        assert "dataset 'usps' is read from files and takes no params, got {'n': 1}" in str(exc.value)
+        return
+    job = _job_error(cfg, tmp_path)
+    assert job in str(exc.value), (str(exc.value), job)
+    where = "datasets.moons: " if "graph" not in str(exc.value) and "n_components" not in job else "experiment 'e2e': "
+    assert where in str(exc.value)
+
+
+def test_the_checks_up_front_accept_what_the_jobs_accept(tmp_path):
+    """At the limits (k = n - 1, as many components as features, a view that keeps k + 1 points)
+    both the check and the jobs accept."""
+    edits = [lambda c: c["graphs"]["knn8"].update(k=159),
+             lambda c: c["preprocessing"].update(std=[{"pca": {"n_components": 10}}]),
+             lambda c: c["preprocessing"].update(std=[{"random_projection": {"n_components": 10}}]),
+             lambda c: (c["datasets"].update(moons={"source": "four_moons", "params": {
+                 "n_samples": 42, "n_features": 10, "random_state": 0}, "class_indices": [1, 3]}),
+                        c["graphs"]["knn8"].update(k=19))]  # classes 1 and 3 of 42: 11 + 10 points
+    for i, edit in enumerate(edits):
+        cfg = _small(edit)
+        validate_config(copy.deepcopy(cfg))
+        from gssl.pipeline.stages import build_dataset, build_features, build_graph
+
+        folder = tmp_path / str(i)
+        build_dataset("moons", cfg["datasets"]["moons"], None, folder / "data.h5")
+        build_features(folder / "data.h5", cfg["preprocessing"]["std"], folder / "features.h5")
+        build_graph(folder / "features.h5", cfg["graphs"]["knn8"], folder / "graph.h5")
+
+
+def test_a_view_of_downloaded_data_is_checked_by_class_names_and_the_parents_size():
+    """Class names of the registry's datasets are known without their files; a view's size is not
+    (only its parent's): k >= the parent's size is refused, a smaller k is left to the job."""
+    base = _small(lambda c: c["datasets"].update(moons={"source": "coil20", "classes": ["1", "21"]}))
+    with pytest.raises(ConfigError, match=r"dataset 'coil20' has no class named '21'; its classes: \['1', "):
+        validate_config(copy.deepcopy(base))
+    base["datasets"]["moons"]["classes"] = ["1", "20"]
+    base["preprocessing"]["std"] = []
+    validate_config(copy.deepcopy(base))  # 144 points, unknown before the job: k = 8 passes
+    base["graphs"]["knn8"]["k"] = 1440
+    with pytest.raises(ConfigError, match="k=1440 neighbours requested but the data has at most 1440 points"):
+        validate_config(copy.deepcopy(base))
+
+
+@pytest.mark.realdata
+def test_the_class_names_known_up_front_are_those_the_parsers_give(mirror):
+    """For every registered dataset: the names the config check knows equal the loaded ones."""
+    from gssl.datasets import REGISTRY, load
+    from gssl.pipeline.config import _known_classes
+
+    for name, spec in REGISTRY.items():
+        if spec.kind == "generator":
+            ds = load(name, params={"n_samples": 8})
+        else:
+            ds = load(name, mirror=mirror)
+        assert _known_classes(spec) == [str(c) for c in ds.classes], name
+        assert ds.n_samples == spec.n_samples or spec.kind == "generator", name

@@ -1,7 +1,9 @@
 """The experiment's logging job: log the runs its solve, grid and select jobs left to log (those not
 in the store yet), a parent run for each cell whose splits ran in several jobs, and the summary run
 (tables, plots); mark every run that is no longer current as superseded. Writes the run ids of
-every job output (the ledger from job outputs to MLflow runs)."""
+every job output (the ledger from job outputs to MLflow runs), the sha256 of every pending-runs
+file it logged, and the params each cache file the experiment read was to be built with (from this
+run's config): what `gssl verify` checks the results folder against."""
 import json
 import time
 from pathlib import Path
@@ -14,6 +16,7 @@ from gssl.pipeline.stages import read_blocks
 from gssl.analysis.stats import KEYS
 from gssl.tracking.records import KIND_TAG, run_name
 from gssl.tracking.client import connect, log_pending, read_sentinel, summarize
+from gssl.analysis.verify import expected_caches
 
 sm = snakemake
 with job_context(sm.log[0]) as log:
@@ -22,7 +25,8 @@ with job_context(sm.log[0]) as log:
     exp_id = read_sentinel(sm.input.experiment, name, sm.params.tracking_uri)
     connect(sm.params.tracking_uri, exp_id)
     t_connect = time.perf_counter()
-    logged = log_pending(sm.params.tracking_uri, exp_id, sm.input.pending)
+    digests = {}  # pending-runs file -> sha256 of the bytes logged
+    logged = log_pending(sm.params.tracking_uri, exp_id, sm.input.pending, digests=digests)
     t_logged = time.perf_counter()
     outputs = [*sm.input.runs, *sm.input.grid_runs]  # pending[i] belongs to outputs[i]; selections follow
     ledger = {(outputs[i] if i < len(outputs) else path): logged[str(path)]
@@ -61,6 +65,7 @@ with job_context(sm.log[0]) as log:
         "n_cells": len(by_cell), "n_job_runs": len(current), "n_logged_now": n_new,
         "tracking_uri": sm.params.tracking_uri,
         "results": str(Path(sm.output[0]).parent.parent),  # the ledger's paths start with it
-        "timings": timings, "runs": ledger}, indent=1) + "\n")
+        "timings": timings, "runs": ledger, "pending": digests,
+        "caches": expected_caches(sm.config, name)}, indent=1) + "\n")
     log.info("summary run %s over %d cells; %d runs logged now, %d current job runs; timings %s", sid,
              len(by_cell), n_new, len(current), timings)

@@ -1,7 +1,13 @@
 """``gssl verify RESULTS``: check a results folder against what it records about itself.
 
-- Every HDF5 cache file (data, features, graphs, splits) is read whole: complete, a gssl file,
-  ``params_hash`` equal to the hash of ``params``, contents equal to ``content_sha256``.
+- Every HDF5 cache file (data, features, graphs, splits) is read whole, by the reader a job reads it
+  with: complete, a gssl file of the kind its folder holds, ``params_hash`` equal to the hash of
+  ``params``, contents equal to ``content_sha256``; and built with the params the config of its
+  experiment's last logged run expects at that path (the ledger's ``caches``, from the config
+  the logging job ran with), as the next ``snakemake`` run's jobs would check: a valid file of
+  another config entry (a k=5 graph copied over the k=10 one) is refused by name.
+- Every pending-runs file (``*.mlflow.json.gz``) is read and checked against the sha256 it was
+  written with, and against the sha256 the ledger recorded when its runs were logged.
 - Every experiment's logging ledger (``mlflow/<experiment>.summary.json``) is checked against the
   job outputs and the MLflow store it names: each output it lists exists, and each of its runs is
   in the store, FINISHED, current (not superseded) and, for a split run, holds the very metrics of
@@ -26,20 +32,42 @@ def verify_results(results) -> tuple[list[str], dict]:
     results = Path(results)
     if not results.is_dir():
         raise GsslError(f"{results} is not a results folder (run the workflow first)")
-    problems, counts = [], {"cache files": 0, "job outputs": 0, "MLflow runs": 0}
+    problems, counts = [], {"cache files": 0, "job outputs": 0, "MLflow runs": 0,
+                            "pending-runs files": 0}
+    ledgers, infos = sorted((results / "mlflow").glob("*.summary.json")), {}
+    for ledger in ledgers:
+        try:
+            infos[ledger] = json.loads(ledger.read_text())
+        except (OSError, ValueError) as exc:
+            problems.append(f"{ledger}: not a readable logging ledger ({exc!r}): rerun its logging "
+                            f"job (snakemake --forcerun mlflow_summary)")
+    expected = _expected_by_path(infos, results, problems)
     for path in sorted(results.rglob("*.h5")):
         counts["cache files"] += 1
-        problems += _check_cache_file(path)
-    logged = set()
-    for ledger in sorted((results / "mlflow").glob("*.summary.json")):
+        problems += _check_cache_file(path, results, expected.get(path.resolve(), {}))
+    logged, pending = set(), {}
+    for ledger, info in infos.items():
         try:
-            found, outputs, n_runs = _check_ledger(ledger, results)
-        except (OSError, ValueError, KeyError, TypeError) as exc:  # unreadable or not a ledger
+            found, outputs, n_runs = _check_ledger(ledger, info, results)
+            pending.update({_in_results(p, results, info.get("results")).resolve(): (sha, ledger)
+                            for p, sha in (info.get("pending") or {}).items()})
+        except (OSError, ValueError, KeyError, TypeError, AttributeError) as exc:  # not a ledger
             found, outputs, n_runs = [f"{ledger}: not a readable logging ledger ({exc!r}): rerun its "
                                       f"logging job (snakemake --forcerun mlflow_summary)"], set(), 0
         problems += found
         logged |= outputs
         counts["MLflow runs"] += n_runs
+    # ledgers written before they recorded the pending files' sha256 list none of them
+    listed = bool(infos) and all(isinstance(i, dict) and "pending" in i for i in infos.values())
+    for path in sorted(results.rglob("*.mlflow.json.gz")):
+        if path.name.startswith("."):
+            continue
+        counts["pending-runs files"] += 1
+        found = _check_pending(path, *pending.get(path.resolve(), (None, None)))
+        if not found and listed and path.resolve() not in pending:
+            found = [f"{path}: in no experiment's logging ledger: its runs were never logged (run the "
+                     f"workflow to the end: snakemake --cores N)"]
+        problems += found
     for path in sorted((results / "runs").rglob("*.json")):
         counts["job outputs"] += 1
         if path.resolve() not in logged and not path.name.startswith("."):
@@ -48,14 +76,107 @@ def verify_results(results) -> tuple[list[str], dict]:
     return problems, counts
 
 
-def _check_cache_file(path: Path) -> list[str]:
+# the cache folders of a results folder: the kind of file each holds, its rule and its reader
+FOLDERS = {"data": ("dataset", "dataset", "gssl.datasets.store", "load_dataset"),
+           "features": ("features", "features", "gssl.features", "load_features"),
+           "graphs": ("graph", "graph", "gssl.graphs.cache", "load_graph"),
+           "splits": ("splits", "splits", "gssl.splits", "load_splits")}
+
+
+def expected_caches(config: dict, experiment: str) -> dict[str, dict]:
+    """The cache files one experiment's jobs read, as the config expects them: path (under the
+    results folder as configured) -> ``{"kind", "params"}``, the params each is built with (those
+    :func:`gssl.pipeline.stages.expected_params` gives the solve jobs, and a dataset's config
+    entry). The logging job records them in its ledger, and :func:`verify_results` checks them."""
+    from ..pipeline.stages import expected_params
+
+    results, e = config["results"], config["experiments"][experiment]
+    protocols = list(e["protocols"])
+    if e.get("selection") and e["selection"]["protocol"] not in protocols:
+        protocols.append(e["selection"]["protocol"])
+    seed = config["seed"]
+    out = {}
+    for ds in e["datasets"]:
+        out[f"{results}/data/{ds}.h5"] = {"kind": "dataset", "params": config["datasets"][ds]}
+        for prep in e["preprocessing"]:
+            for graph in e["graphs"]:
+                for proto in protocols:  # the params of a cell's three inputs, as its solve jobs expect them
+                    want = expected_params(config["preprocessing"][prep], seed, config["graphs"][graph],
+                                           config["protocols"][proto], ds, proto)
+                    out[f"{results}/features/{ds}/{prep}.h5"] = {"kind": "features", "params": want["features"]}
+                    out[f"{results}/graphs/{ds}/{prep}/{graph}.h5"] = {"kind": "graph", "params": want["graph"]}
+                    out[f"{results}/splits/{ds}/{proto}.h5"] = {"kind": "splits", "params": want["splits"]}
+    return out
+
+
+def _expected_by_path(infos: dict, results: Path, problems: list) -> dict[Path, dict]:
+    """Resolved cache path -> {params_hash: (params, ledger)} of what the ledgers expect there."""
+    from ..store.hashing import params_hash
+
+    out: dict[Path, dict] = {}
+    for ledger, info in infos.items():
+        caches = info.get("caches") if isinstance(info, dict) else None
+        if caches is None:  # written before ledgers recorded them
+            continue
+        try:
+            found = [(_in_results(rel, results, info.get("results")).resolve(), want["params"])
+                     for rel, want in caches.items()]
+        except (AttributeError, KeyError, TypeError, ValueError) as exc:
+            problems.append(f"{ledger}: its 'caches' are not readable ({exc!r}): rerun its logging job "
+                            f"(snakemake --forcerun mlflow_summary)")
+            continue
+        for path, params in found:
+            out.setdefault(path, {})[params_hash(params)] = (params, ledger)
+    return out
+
+
+def _check_cache_file(path: Path, results: Path, expected: dict) -> list[str]:
+    """The file read by the reader its folder's jobs use, checked against each params a ledger
+    expects at its path (several only where experiments were logged with different configs)."""
+    import importlib
+
     from ..store.h5io import read_attrs, read_h5
 
     try:
-        kind = read_attrs(path)["gssl_kind"]
-        read_h5(path, kind)  # params_hash and content_sha256 recomputed
+        rel = path.relative_to(results)
+    except ValueError:
+        rel = path
+    folder = FOLDERS.get(rel.parts[0]) if len(rel.parts) > 1 else None
+    try:
+        if folder is None:  # not a cache folder: any gssl file, read whole
+            read_h5(path, read_attrs(path)["gssl_kind"])
+            return []
+        kind, rule, module, reader = folder
+        load = getattr(importlib.import_module(module), reader)
+        if not expected:
+            load(path, rule=rule)  # of the kind its folder holds, checksums recomputed
+        for params, ledger in expected.values():
+            try:
+                load(path, expect_params=params, rule=rule)
+            except CacheError as exc:
+                if len(expected) == 1:
+                    raise
+                raise CacheError(f"{exc} (as {ledger} expects)") from None
     except CacheError as exc:
         return [str(exc)]
+    return []
+
+
+def _check_pending(path: Path, logged_sha: str | None, ledger: Path | None) -> list[str]:
+    """A pending-runs file: readable and matching the sha256 written in it, and the very bytes its
+    logging job logged (the sha256 its ledger recorded)."""
+    from ..errors import TrackingError
+    from ..tracking.records import read_pending_file
+
+    try:
+        sha, _ = read_pending_file(path)
+    except TrackingError as exc:
+        return [str(exc)]
+    if logged_sha is not None and sha != logged_sha:
+        return [f"{path}: its sha256 {sha[:12]}... is not the {logged_sha[:12]}... {ledger} logged: the "
+                f"file changed after its runs were logged (an edit, or its job ran again since): run "
+                f"the workflow to the end (snakemake --cores N) to log it, or delete it and its job's "
+                f"output and rerun"]
     return []
 
 
@@ -83,13 +204,12 @@ def _in_results(output: str, results: Path, recorded: str | None) -> Path:
     return results.resolve().parent / output  # ledgers written before they recorded the folder
 
 
-def _check_ledger(ledger: Path, results: Path) -> tuple[list[str], set, int]:
+def _check_ledger(ledger: Path, info: dict, results: Path) -> tuple[list[str], set, int]:
     from ..pipeline.stages import read_blocks
     from ..errors import TrackingError
     from ..tracking.records import SUPERSEDED_TAG
     from ..tracking.client import store_runs
 
-    info = json.loads(ledger.read_text())
     try:
         runs = store_runs(info["tracking_uri"], info["experiment_id"])
     except TrackingError as exc:

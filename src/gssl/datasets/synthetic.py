@@ -6,6 +6,8 @@ its own generator, never from numpy's global one. Outputs are float64 with class
 
 from __future__ import annotations
 
+import numbers
+
 import numpy as np
 from scipy.stats import norm
 
@@ -23,6 +25,41 @@ def _rng(random_state) -> np.random.Generator:
     return np.random.default_rng(int(random_state))
 
 
+def _int_param(where: str, key: str, value, minimum: int) -> int:
+    """An integer parameter >= ``minimum`` (not a bool, a float or text), else ConfigError."""
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral) or value < minimum:
+        raise ConfigError(f"{where}: {key} must be an integer >= {minimum}, got {value!r}")
+    return int(value)
+
+
+def _number_param(where: str, key: str, value, low: float, high: float = np.inf,
+                  open_low: bool = False, open_high: bool = False) -> float:
+    """A finite real number in [low, high] (ends open where asked), else ConfigError."""
+    ok = isinstance(value, numbers.Real) and not isinstance(value, bool) and np.isfinite(value)
+    ok = ok and (value > low if open_low else value >= low) and (value < high if open_high else value <= high)
+    if not ok:
+        span = (f"> {low}" if open_low else f">= {low}") if high == np.inf else \
+            f"in {'(' if open_low else '['}{low}, {high}{')' if open_high else ']'}"
+        raise ConfigError(f"{where}: {key} must be a number {span}, got {value!r}")
+    return float(value)
+
+
+def check_params(name: str, params: dict) -> dict:
+    """The parameters of generator ``name`` (``g50c``, ``two_moons``, ``four_moons``; with the
+    defaults filled in) checked as the generator checks them, with its message: what ``gssl config
+    check`` runs before any job. Other names are returned unchecked."""
+    if name == "g50c":
+        _int_param("g50c", "n_samples", params.get("n_samples"), 2)
+        _int_param("g50c", "n_features", params.get("n_features"), 1)
+        _number_param("g50c", "bayes_error", params.get("bayes_error"), 0, 0.5, open_low=True, open_high=True)
+    elif name in ("two_moons", "four_moons"):
+        n_moons = 2 if name == "two_moons" else 4
+        _int_param(name, "n_samples", params.get("n_samples"), n_moons)
+        _int_param(name, "n_features", params.get("n_features"), 2)
+        _number_param(name, "noise", params.get("noise"), 0)
+    return params
+
+
 def _balanced_labels(n_samples: int, n_classes: int, rng: np.random.Generator) -> np.ndarray:
     """Class sizes differ by at most one (equal priors), in a random order."""
     y = np.arange(n_samples, dtype=np.int64) % n_classes
@@ -37,8 +74,7 @@ def g50c(n_samples: int = 550, n_features: int = 50, bayes_error: float = 0.05,
     Bayes rule ``sign(x . e)`` errs with probability ``Phi(-mu) = bayes_error``. Class 1 is the
     ``+mu`` Gaussian. Class sizes are n//2 and n - n//2.
     """
-    if not 0 < bayes_error < 0.5:
-        raise ConfigError(f"g50c: bayes_error must lie in (0, 0.5), got {bayes_error}")
+    check_params("g50c", {"n_samples": n_samples, "n_features": n_features, "bayes_error": bayes_error})
     rng = _rng(random_state)
     mu = norm.ppf(1.0 - bayes_error)
     direction = np.full(n_features, 1.0 / np.sqrt(n_features))
@@ -69,12 +105,11 @@ def moons(n_samples: int = 1000, n_moons: int = 2, n_features: int = 100, noise:
     (seeded, QR of a Gaussian matrix) and perturbed by isotropic N(0, noise^2 I) noise in every
     dimension (Bühler & Hein's high-dimensional moons). Classes are balanced.
     """
-    if n_features < 2:
-        raise ConfigError(f"moons: n_features must be >= 2, got {n_features}")
-    if n_moons < 2 or n_samples < n_moons:
-        raise ConfigError(f"moons: need n_moons >= 2 and n_samples >= n_moons, got {n_moons}, {n_samples}")
-    if noise < 0:
-        raise ConfigError(f"moons: noise must be >= 0, got {noise}")
+    name = {2: "two_moons", 4: "four_moons"}.get(n_moons, f"{n_moons}_moons")
+    _int_param(name, "n_moons", n_moons, 2)
+    _int_param(name, "n_samples", n_samples, n_moons)
+    _int_param(name, "n_features", n_features, 2)
+    _number_param(name, "noise", noise, 0)
     rng = _rng(random_state)
     y = _balanced_labels(n_samples, n_moons, rng)
     Z = np.zeros((n_samples, n_features))
@@ -83,7 +118,6 @@ def moons(n_samples: int = 1000, n_moons: int = 2, n_features: int = 100, noise:
     q *= np.sign(np.diag(r))  # Haar-distributed rotation
     X = Z @ q.T + noise * rng.standard_normal((n_samples, n_features))
     classes = np.asarray([str(i) for i in range(n_moons)])
-    name = {2: "two_moons", 4: "four_moons"}.get(n_moons, f"{n_moons}_moons")
     return Dataset(name, X, y, classes)
 
 

@@ -176,6 +176,8 @@ def check_references(config: dict) -> None:
                             f"(defined: {', '.join(sorted(config['experiments']))})")
     if not problems:  # the data files are read once the names they are used under are right
         problems += _data_file_problems(config)
+    if not problems:  # sizes, classes and feature counts known before any job
+        problems += _known_shape_problems(config)
     if problems:
         raise ConfigError("invalid configuration:\n  " + "\n  ".join(problems))
 
@@ -209,6 +211,209 @@ def _data_file_problems(config: dict) -> list[str]:
                 except (ConfigError, SplitError) as exc:
                     problems.append(f"experiment '{exp}': protocol '{pid}' on dataset '{did}' "
                                     f"({entry['path']}): {exc}")
+    return problems
+
+
+# ----------------------------------------------------------------------------- known shapes
+# What a dataset, features or graph job would refuse, found from what is known before any job:
+# the registry's sizes and class counts, a generator's params, the parsers' class names, a data
+# file's contents (read once by _data_file_problems). Each message is the job's own (the same
+# function raises it, or the same text), after where it comes from; a check that needs what only a
+# job knows (a plugin's data, the class sizes of a view of downloaded data) is skipped.
+
+
+class _Facts:
+    """What is known of a dataset (after its class view) before its job runs."""
+
+    def __init__(self, n=None, n_exact=True, d=None, sparse=False):
+        self.n, self.n_exact, self.d, self.sparse = n, n_exact, d, sparse
+
+
+def _known_classes(spec) -> list[str] | None:
+    """The class names a registered dataset's loader gives, known without loading it: the
+    generators' and the bundled digits' "0".."C-1", and each mirror parser's convention."""
+    from ..datasets import parsers
+
+    c = spec.n_classes
+    if spec.kind in ("generator", "bundled"):
+        return [str(i) for i in range(c)] if c else None
+    if spec.kind != "mirror" or not c:
+        return None
+    by_parser = {parsers.parse_usps_h5: parsers.DIGITS, parsers.parse_uci_csv: parsers.DIGITS,
+                 parsers.parse_mnist_test: parsers.DIGITS, parsers.parse_fashion_mnist: parsers.FASHION_CLASSES,
+                 parsers.parse_cai: parsers._numbered(c), parsers.parse_graph_mat: parsers._numbered(c),
+                 parsers.parse_sindhwani: parsers.PLUS_MINUS if c == 2 else parsers.DIGITS}
+    names = by_parser.get(spec.loader)
+    return None if names is None or len(names) != c else [str(x) for x in names]
+
+
+def _registry_facts(did: str, entry: dict) -> _Facts | None:
+    """A registered dataset's size, features and classes after its view; ConfigError (the job's
+    message) for generator params the job refuses, an unknown class name, a class index out of
+    range or overlapping groups. None where too little is known (a plugin)."""
+    import numpy as np
+
+    from ..datasets import get_spec, select
+    from ..datasets.dataset import Dataset
+    from ..datasets.loading import _generator_params
+    from ..datasets.synthetic import check_params
+    from ..datasets.views import class_view
+
+    spec = get_spec(entry["source"])
+    if spec.kind == "plugin":
+        return None
+    params = entry.get("params")
+    if spec.kind == "mirror":
+        if params:
+            raise ConfigError(f"dataset {spec.name!r} is read from files and takes no params, got {params}")
+        n, d = spec.n_samples, spec.n_features
+        counts = None
+    else:
+        kwargs = check_params(spec.name, _generator_params(spec, params, None))
+        n, d = kwargs.get("n_samples", spec.n_samples), kwargs.get("n_features", spec.n_features)
+        c = spec.n_classes
+        counts = [len(range(i, n, c)) for i in range(c)] if spec.kind == "generator" else None
+    sparse = None if spec.kind == "mirror" and spec.loader.__name__ == "parse_sindhwani" else False
+    facts = _Facts(n, True, None if spec.graph_only else d, sparse)
+    view = class_view(entry)
+    if not view:
+        return facts
+    names = _known_classes(spec)
+    if names is None:
+        facts.n_exact = False
+        return facts
+    stub = Dataset(spec.name, None, np.arange(len(names)), np.asarray(names))  # one point per class
+    kept = select(stub, **view).meta["view"]  # the job's own checks and messages
+    flat = kept.get("classes") or [c for g in kept.get("groups", []) for c in g]
+    if counts is None:
+        facts.n_exact = False  # at most the parent's size
+    else:
+        facts.n = sum(counts[c] for c in flat)
+    return facts
+
+
+def _file_facts(did: str, entry: dict) -> _Facts | None:
+    """A data file's size and features after its view, as read by :func:`_data_file_problems`."""
+    import scipy.sparse as sp
+
+    from ..datasets import select
+    from ..datasets.views import class_view
+
+    try:
+        ds = _read_file_cached(entry, did)
+        view = class_view(entry)
+        ds = select(ds, **view) if view else ds
+    except Exception:  # noqa: BLE001 - reported by _data_file_problems
+        return None
+    X = ds.X
+    return _Facts(ds.n_samples, True, None if X is None else X.shape[1], bool(X is not None and sp.issparse(X)))
+
+
+def _chain_problem(steps, facts: _Facts) -> str | None:
+    """The first step of a preprocessing chain its features job would refuse for these shapes
+    (its own message, gssl.features), and the features' width after the chain in ``facts.d``."""
+    from ..features import validate_chain
+
+    n, d, sparse = facts.n, facts.d, facts.sparse
+    for name, p in validate_chain(steps):
+        if d is None:
+            return None
+        if name == "standardize" and sparse and p.get("with_mean", False):
+            return ("standardize with_mean=true would densify sparse features; drop with_mean "
+                    "(sparse input is scaled only) or densify upstream")
+        if name == "minmax":
+            sparse = False
+        elif name == "pca":
+            k = int(p["n_components"])
+            if sparse is None:  # dense or CSR: its maximum differs by one
+                if k > min(n, d):
+                    return (f"pca n_components={k} exceeds the maximum {min(n, d)} (or {min(n, d) - 1} "
+                            f"for sparse features) for features of shape {(n, d)}; lower n_components")
+            elif facts.n_exact:
+                limit = min(n, d) - (1 if sparse else 0)
+                if k > limit:
+                    return (f"pca n_components={k} exceeds the maximum {limit} for features of "
+                            f"shape {(n, d)}; lower n_components")
+            elif k > d - (1 if sparse else 0):  # fewer than n rows after the class view
+                return (f"pca n_components={k} exceeds the maximum {d - (1 if sparse else 0)} for "
+                        f"features of {d} columns (and at most {n} rows); lower n_components")
+            d, sparse = k, False
+        elif name == "random_projection":
+            k = p["n_components"]
+            if k == "auto":
+                d = None
+                continue
+            if int(k) > d:
+                return (f"random_projection n_components={k} exceeds the {d} features it projects; "
+                        "give at most that many components, or drop the step")
+            d = int(k)
+            if p.get("kind", "gaussian") == "gaussian":
+                sparse = False
+    facts.d = d
+    return None
+
+
+def _graph_problem(spec: dict, n: int, n_exact: bool) -> str | None:
+    """What the graph job would refuse for ``n`` points: k (and k_st) >= n (gssl.graphs.check_k)."""
+    from ..errors import GraphError
+    from ..graphs import check_k, validate_graph_spec
+
+    spec = validate_graph_spec(spec)
+    if spec["kind"] not in ("knn", "lle"):
+        return None
+    keys = (["k_st"] if spec.get("weights") == "self_tuning" else []) + ["k"]
+    for key in keys:
+        if n_exact:
+            try:
+                check_k(spec[key], n, key)
+            except GraphError as exc:
+                return str(exc)
+        elif spec[key] >= n:
+            return (f"{key}={spec[key]} neighbours requested but the data has at most {n} points "
+                    f"(fewer after its class view); the maximum allowed {key} is below {n}")
+    return None
+
+
+def _known_shape_problems(config: dict) -> list[str]:
+    """k >= n, unknown class names, class indices out of range, overlapping groups, more PCA or
+    random-projection components than features, and generator params the generator refuses: each
+    found before any job from what the registry, the generators' params and the data files tell,
+    with the message the job would give."""
+    from ..datasets import FILE_SOURCE
+
+    problems, facts = [], {}
+    for did, entry in config["datasets"].items():
+        try:
+            facts[did] = (_file_facts(did, entry) if entry["source"] == FILE_SOURCE
+                          else _registry_facts(did, entry))
+        except ConfigError as exc:
+            problems.append(f"datasets.{did}: {exc}")
+            facts[did] = None
+    seen = set()
+    for exp, e in config["experiments"].items():
+        for did in e["datasets"]:
+            base = facts.get(did)
+            if base is None or base.n is None:
+                continue
+            for prep in e["preprocessing"]:
+                f = _Facts(base.n, base.n_exact, base.d, base.sparse)
+                try:
+                    found = _chain_problem(config["preprocessing"][prep], f)
+                except ConfigError as exc:  # the chain itself: the features job's message
+                    found = str(exc)
+                if found and (did, prep) not in seen:
+                    seen.add((did, prep))
+                    problems.append(f"experiment '{exp}': preprocessing '{prep}' on dataset '{did}': {found}")
+                if found:
+                    continue
+                for gid in e["graphs"]:
+                    try:
+                        found = _graph_problem(config["graphs"][gid], base.n, base.n_exact)
+                    except ConfigError as exc:  # the spec itself: the graph job's message
+                        found = str(exc)
+                    if found and (did, gid) not in seen:
+                        seen.add((did, gid))
+                        problems.append(f"experiment '{exp}': graph '{gid}' on dataset '{did}': {found}")
     return problems
 
 

@@ -32,7 +32,7 @@ from pathlib import Path
 from ..errors import TrackingError
 from ..store.hashing import canonical_json
 from .views import EXPERIMENT_KIND, saved_views
-from .records import INDEX_TAG, KIND_TAG, RECORD_TAG, SUMMARY_TAG, SUPERSEDED_TAG, read_pending
+from .records import INDEX_TAG, KIND_TAG, RECORD_TAG, SUMMARY_TAG, SUPERSEDED_TAG, read_pending_file
 
 # MLflow's telemetry stays off unless the user turns it on: a benchmark should not contact outside
 # hosts, and its thread made 2 % of server-logged runs fail (issue #21)
@@ -248,8 +248,8 @@ def _log_tree(client, experiment_id: str, root: dict, children: list[dict],
                               {**c, "tags": {**c.get("tags", {}), INDEX_TAG: i}}, root_id)
                      for i, c in enumerate(children)]
         client.set_terminated(root_id, "FINISHED", end_time=root.get("end_time"))
-    except BaseException:
-        client.set_terminated(root_id, "FAILED")
+    except BaseException as exc:
+        _mark_failed(client, root_id, exc)
         raise
     return root_id, child_ids
 
@@ -257,13 +257,18 @@ def _log_tree(client, experiment_id: str, root: dict, children: list[dict],
 def connect(uri: str, experiment_id: str) -> None:
     """Import MLflow, open the store and check that the experiment is active (about 2 s: MLflow's
     imports and the store's schema check, paid once per process)."""
-    _check_experiment(_client(uri), uri, experiment_id)
+    with _server_named(uri, "opening the store"):
+        _check_experiment(_client(uri), uri, experiment_id)
 
 
-def log_pending(uri: str, experiment_id: str, paths: list) -> dict[str, list[dict]]:
+def log_pending(uri: str, experiment_id: str, paths: list,
+                digests: dict | None = None) -> dict[str, list[dict]]:
     """Log the run trees of pending-runs files that the store does not hold yet; return, per file,
     ``[{"run": root run id, "children": child run ids, "logged": whether logged now}, ...]`` in the
-    file's order.
+    file's order. ``digests``, if given, gets each file's sha256 (of the bytes logged).
+
+    Every file is read, and checked against the sha256 it was written with, before anything is
+    logged: a damaged one fails the call by name and logs nothing.
 
     A tree is identified by its file's path and sha256 and its index there (tag ``gssl.record`` on
     the root run): a file logged before -- its root FINISHED, so every child is there -- is not logged
@@ -271,33 +276,33 @@ def log_pending(uri: str, experiment_id: str, paths: list) -> dict[str, list[dic
     killed or failed logger) does not count: its tree is logged anew and the old runs end up
     superseded (:func:`summarize`).
     """
-    from ..store.hashing import file_sha256
-
-    client = _client(uri)
-    _check_experiment(client, uri, experiment_id)
-    roots, kids = {}, {}
-    for r in _all_runs(client, experiment_id):
-        tags = r.data.tags
-        if RECORD_TAG in tags and r.info.status == "FINISHED":
-            roots[tags[RECORD_TAG]] = r.info.run_id
-        if INDEX_TAG in tags and "mlflow.parentRunId" in tags:
-            kids.setdefault(tags["mlflow.parentRunId"], {})[int(tags[INDEX_TAG])] = r.info.run_id
-    out = {}
-    for path in paths:
-        digest = file_sha256(path)
-        trees = read_pending(path)
-        logged = []
-        for i, tree in enumerate(trees):
-            record = f"{path}:{digest[:32]}:{i}"  # the job output it belongs to, its content, its place
-            root = roots.get(record)
-            if root is not None and len(kids.get(root, {})) == len(tree["children"]):
-                logged.append({"run": root, "children": [kids[root][j] for j in range(len(tree["children"]))],
-                               "logged": False})
-            else:
-                root, children = _retry_locked(lambda t=tree, r=record: _log_tree(
-                    client, experiment_id, t["run"], t["children"], r))
-                logged.append({"run": root, "children": children, "logged": True})
-        out[str(path)] = logged
+    files = {str(path): read_pending_file(path) for path in paths}
+    if digests is not None:
+        digests.update({path: digest for path, (digest, _) in files.items()})
+    with _server_named(uri, "logging the pending runs"):
+        client = _client(uri)
+        _check_experiment(client, uri, experiment_id)
+        roots, kids = {}, {}
+        for r in _all_runs(client, experiment_id):
+            tags = r.data.tags
+            if RECORD_TAG in tags and r.info.status == "FINISHED":
+                roots[tags[RECORD_TAG]] = r.info.run_id
+            if INDEX_TAG in tags and "mlflow.parentRunId" in tags:
+                kids.setdefault(tags["mlflow.parentRunId"], {})[int(tags[INDEX_TAG])] = r.info.run_id
+        out = {}
+        for path, (digest, trees) in files.items():
+            logged = []
+            for i, tree in enumerate(trees):
+                record = f"{path}:{digest[:32]}:{i}"  # the job output it belongs to, its content, its place
+                root = roots.get(record)
+                if root is not None and len(kids.get(root, {})) == len(tree["children"]):
+                    logged.append({"run": root, "children": [kids[root][j] for j in range(len(tree["children"]))],
+                                   "logged": False})
+                else:
+                    root, children = _retry_locked(lambda t=tree, r=record: _log_tree(
+                        client, experiment_id, t["run"], t["children"], r))
+                    logged.append({"run": root, "children": children, "logged": True})
+            out[path] = logged
     return out
 
 
@@ -350,10 +355,54 @@ def _log_one(client, experiment_id: str, spec: dict, parent_run_id: str | None =
             client.log_artifact(run_id, str(path))
         if finish:
             client.set_terminated(run_id, "FINISHED", end_time=spec.get("end_time"))
-    except BaseException:
-        client.set_terminated(run_id, "FAILED")
+    except BaseException as exc:
+        _mark_failed(client, run_id, exc)
         raise
     return run_id
+
+
+def unreachable(exc: BaseException) -> bool:
+    """Whether ``exc`` (or an exception it was raised from or while handling) says that the
+    tracking server did not answer: refused, reset or timed out connections. MLflow has already
+    spent the call's budget (:func:`http_budget`) on it."""
+    import requests
+    import urllib3
+
+    seen = set()
+    while exc is not None and id(exc) not in seen:
+        seen.add(id(exc))
+        if isinstance(exc, (requests.exceptions.ConnectionError, requests.exceptions.Timeout,
+                            urllib3.exceptions.MaxRetryError, urllib3.exceptions.ProtocolError,
+                            ConnectionError, TimeoutError)):
+            return True
+        exc = exc.__cause__ or exc.__context__
+    return False
+
+
+def _mark_failed(client, run_id: str, exc: BaseException) -> None:
+    """Mark a run FAILED after ``exc`` -- unless the server stopped answering: another call would
+    wait out a second budget (a dead server was reported only after every FAILED mark had timed
+    out too). A run so left RUNNING is marked KILLED and superseded by the next logging job
+    (:func:`summarize`). A failure of the mark itself is dropped: ``exc`` is what went wrong."""
+    if unreachable(exc):
+        return
+    with contextlib.suppress(Exception):
+        client.set_terminated(run_id, "FAILED")
+
+
+@contextlib.contextmanager
+def _server_named(uri: str, what: str):
+    """A tracking server that stops answering fails the caller with a TrackingError naming it."""
+    try:
+        yield
+    except TrackingError:
+        raise
+    except Exception as exc:  # noqa: BLE001 - only an unreachable server is re-raised as ours
+        if not unreachable(exc):
+            raise
+        raise TrackingError(f"the tracking server {uri} did not answer while {what} ({exc}). "
+                            f"{_store_hint(uri)}; once it answers, rerun snakemake: what was logged "
+                            f"is kept, and what was not is logged then") from exc
 
 
 def _finite(v) -> bool:
@@ -397,8 +446,9 @@ def summarize(uri: str, experiment_id: str, experiment: str, current_run_ids: li
     Every run of the experiment that is neither current, nor one of these, nor the summary is
     tagged ``gssl.superseded=true``; the current ones carry ``false``.
     """
-    return _retry_locked(lambda: _summarize_once(uri, experiment_id, experiment, current_run_ids,
-                                                 files, params, metrics, cells))
+    with _server_named(uri, "logging the summary run"):
+        return _retry_locked(lambda: _summarize_once(uri, experiment_id, experiment, current_run_ids,
+                                                     files, params, metrics, cells))
 
 
 def _summarize_once(uri, experiment_id, experiment, current_run_ids, files, params, metrics,
@@ -444,7 +494,7 @@ def _summarize_once(uri, experiment_id, experiment, current_run_ids, files, para
             if want == "true" and r.info.status == "RUNNING":  # left by a killed logger
                 client.set_terminated(r.info.run_id, "KILLED")
         client.set_terminated(sid, "FINISHED")
-    except BaseException:
-        client.set_terminated(sid, "FAILED")
+    except BaseException as exc:
+        _mark_failed(client, sid, exc)
         raise
     return sid

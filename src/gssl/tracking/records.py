@@ -8,7 +8,10 @@ file beside their output (:func:`write_pending`); the experiment's logging job r
 from __future__ import annotations
 
 import gzip
+import hashlib
 import json
+import zlib
+from pathlib import Path
 
 from ..errors import TrackingError
 
@@ -37,16 +40,26 @@ def run_tree(run: dict, children: list[dict] = ()) -> dict:
     return {"run": run, "children": list(children)}
 
 
-def write_pending(path, trees: list[dict]) -> None:
+def write_pending(path, trees: list[dict]) -> str:
     """A job's runs to log, as run trees (:func:`run_tree`), in a gzip-compressed JSON file written
-    atomically (a killed job leaves none); :func:`log_pending` logs them."""
+    atomically (a killed job leaves none); :func:`log_pending` logs them. The file records the
+    sha256 of its trees (``trees_sha256``), which :func:`read_pending` checks; returns it."""
     from ..store.h5io import atomic_path
 
-    data = json.dumps({"gssl_pending_runs": 1, "trees": trees}, sort_keys=True,
-                      default=_json_number).encode()
+    # the trees as a reader will see them (numpy numbers as Python's, keys as JSON's strings)
+    trees = json.loads(json.dumps(trees, default=_json_number))
+    digest = trees_sha256(trees)
+    data = json.dumps({"gssl_pending_runs": 1, "trees_sha256": digest, "trees": trees},
+                      sort_keys=True).encode()
     with atomic_path(path) as tmp, open(tmp, "wb") as raw:
         with gzip.GzipFile(fileobj=raw, mode="wb", compresslevel=1, mtime=0) as fh:
             fh.write(data)
+    return digest
+
+
+def trees_sha256(trees: list[dict]) -> str:
+    """sha256 of run trees as JSON (keys sorted): what a pending-runs file records of its trees."""
+    return hashlib.sha256(json.dumps(trees, sort_keys=True).encode()).hexdigest()
 
 
 def _json_number(obj):
@@ -58,11 +71,25 @@ def _json_number(obj):
 
 
 def read_pending(path) -> list[dict]:
-    """The run trees of a pending-runs file."""
+    """The run trees of a pending-runs file; TrackingError, naming the file, for a file that is
+    truncated, not gzip, not JSON, or whose trees no longer match the sha256 they were written with
+    (bytes overwritten or edited). Files written before that checksum existed carry none and are
+    checked by gzip's CRC only."""
+    return read_pending_file(path)[1]
+
+
+def read_pending_file(path) -> tuple[str, list[dict]]:
+    """(sha256 of the file's bytes, its run trees), both from one read of the file: what the
+    logging job logs is what its ledger records the sha256 of. Refused as by :func:`read_pending`."""
+    fix = "delete it and its job's output and rerun the job that wrote it (snakemake --rerun-incomplete)"
     try:
-        with gzip.open(path, "rt") as fh:
-            payload = json.load(fh)
-        return payload["trees"]
-    except (OSError, EOFError, ValueError, KeyError) as exc:
-        raise TrackingError(f"{path} is not a complete pending-runs file ({exc}): delete it and "
-                            f"rerun the job that wrote it (snakemake --rerun-incomplete)") from exc
+        raw = Path(path).read_bytes()
+        payload = json.loads(gzip.decompress(raw))
+        trees = payload["trees"]
+        expected = payload.get("trees_sha256")
+    except (OSError, EOFError, ValueError, KeyError, TypeError, AttributeError, zlib.error) as exc:
+        raise TrackingError(f"{path} is not a complete pending-runs file ({exc}): {fix}") from exc
+    if expected is not None and trees_sha256(trees) != expected:
+        raise TrackingError(f"{path}: its runs do not match the sha256 they were written with "
+                            f"({str(expected)[:12]}...): the file was damaged or edited: {fix}")
+    return hashlib.sha256(raw).hexdigest(), trees
