@@ -283,3 +283,70 @@ def test_renumbered_solves_give_the_same_solution(solver, digits, monkeypatch):
     np.testing.assert_allclose(renumbered.decision_function_, plain.decision_function_,
                                rtol=1e-6, atol=1e-9 * np.abs(plain.decision_function_).max())
     np.testing.assert_array_equal(renumbered.transduction_, plain.transduction_)
+
+
+# -- the compiled p-Laplace sweeps (issue 34) -----------------------------------------------------
+def jacobi_plaplace(W, train, F, p, tol):
+    """The definition, iterated as gssl did before its compiled kernel: Jacobi steps
+    u <- a D^-1 W u + (1 - a) (max + min) / 2 on the unlabeled nodes, all classes together, until
+    the largest change is <= tol."""
+    W = sp.csr_matrix(W)
+    d = np.asarray(W.sum(axis=1)).ravel()
+    P = sp.diags(1.0 / d) @ W
+    a = 1.0 / (p - 1.0)
+    U = np.zeros((W.shape[0], F.shape[1]))
+    U[train] = F
+    free = np.setdiff1d(np.arange(W.shape[0]), train)
+    starts = W.indptr[:-1]
+    while True:
+        vals = U[W.indices]
+        mid = 0.5 * (np.maximum.reduceat(vals, starts, axis=0)
+                     + np.minimum.reduceat(vals, starts, axis=0))
+        new = a * (P @ U) + (1.0 - a) * mid
+        change = np.abs(new[free] - U[free]).max()
+        U[free] = new[free]
+        if change <= tol:
+            return U
+
+
+@pytest.mark.parametrize("per_class, seed", [(1, 0), (1, 1), (3, 2), (5, 3)])
+def test_plaplace_sweeps_give_the_labels_of_the_jacobi_iteration(per_class, seed, digits):
+    X, y, W = digits
+    train = draw(y, per_class, 40 + seed)
+    F = one_hot(y[train], 10)
+    U, t, change = plaplace_learning(W, train, F, p=10)
+    ref = jacobi_plaplace(W, train, F, 10, 1e-6)
+    assert change <= 1e-6 and t < 1000
+    np.testing.assert_array_equal(U.argmax(axis=1), ref.argmax(axis=1))
+    assert np.abs(U - ref).max() < 1e-4  # both within their tolerance of the same fixed point
+
+
+def test_plaplace_classes_are_solved_each_on_its_own(digits):
+    """The classes are independent problems, each stopped by its own sweeps' changes: a class
+    solved alone comes out the same to the bit (the four-at-a-time path and the single one do
+    the same arithmetic)."""
+    X, y, W = digits
+    train = draw(y, 2, 7)
+    F = one_hot(y[train], 10)
+    U, t, _ = plaplace_learning(W, train, F, p=5)
+    for c in (0, 3, 9):
+        alone, t_c, change_c = plaplace_learning(W, train, F[:, [c]], p=5)
+        np.testing.assert_array_equal(alone[:, 0], U[:, c])
+        assert t_c <= t and change_c <= 1e-6
+
+
+def test_plaplace_renumbered_sweeps_give_the_same_labels(digits, monkeypatch):
+    """From PLAPLACE_RENUMBER_MIN_ENTRIES entries of U the sweeps run in reverse Cuthill-McKee
+    order: another Gauss-Seidel order to the same fixed point, U back in the nodes' order."""
+    import gssl.optim.graph_learning as kernels
+
+    X, y, W = digits
+    train = draw(y, 1, 9)
+    F = one_hot(y[train], 10)
+    plain, _, _ = plaplace_learning(W, train, F, p=10)
+    monkeypatch.setattr(kernels, "PLAPLACE_RENUMBER_MIN_ENTRIES", 0)
+    renumbered, t, change = plaplace_learning(W, train, F, p=10)
+    assert change <= 1e-6
+    np.testing.assert_array_equal(renumbered[train], F)
+    np.testing.assert_array_equal(renumbered.argmax(axis=1), plain.argmax(axis=1))
+    assert np.abs(renumbered - plain).max() < 1e-4

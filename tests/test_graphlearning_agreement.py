@@ -3,8 +3,8 @@
 weight matrix and the same labeled set of scikit-learn digits.
 
 Documented differences: CG stops on each class's relative residual (GraphLearning: on the absolute
-norm of all classes' residuals), so a few near-tied nodes may differ; p-Laplace iterates Jacobi
-(GraphLearning: Gauss-Seidel in C) to the same fixed point. Poisson stops tighter than GraphLearning
+norm of all classes' residuals), so a few near-tied nodes may differ; p-Laplace runs the same
+Gauss-Seidel sweeps as GraphLearning's C code (all classes side by side, each stopped on its own). Poisson stops tighter than GraphLearning
 (1e-4 per class), and the volume projection of class priors turns the small score differences at
 near-tied nodes into a few more differing labels (floor 99.5 %).
 """
@@ -54,3 +54,15 @@ def test_predictions_agree_with_graphlearning(solver, params, floor, per_class, 
     assert np.mean(ours[unl] == theirs[unl]) >= floor
     acc_ours, acc_theirs = np.mean(ours[unl] == y[unl]), np.mean(theirs[unl] == y[unl])
     assert abs(acc_ours - acc_theirs) <= 0.002
+
+
+@pytest.mark.parametrize("per_class", [1, 3, 5])
+def test_plaplace_labels_equal_graphlearnings(per_class, digits):
+    """The compiled Gauss-Seidel sweeps (each class stopped on its own, as GraphLearning's C
+    code) give GraphLearning's labels, node for node, on three draws."""
+    X, y, W = digits
+    for seed in range(3):
+        train = draw(y, per_class, 60 + 10 * per_class + seed)
+        ours = make_solver("plaplace", {}).fit(Graph(W=W), codes_for(y, train)).transduction_
+        theirs = gl.ssl.plaplace(W, p=10).fit_predict(train, y[train])
+        np.testing.assert_array_equal(ours, theirs)

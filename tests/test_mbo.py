@@ -253,3 +253,128 @@ def test_volume_mbo_draws_share_the_normalized_adjacency(digits, monkeypatch):
     assert len(builds) == 1
     for a, b in zip(alone, shared):
         np.testing.assert_array_equal(a, b)
+
+
+# -- the compiled assignment and diffusion (issue 34) ---------------------------------------------
+@pytest.mark.parametrize("vc", [1.0, 0.5])
+@pytest.mark.parametrize("n, k", [(400, 6), (600, 3)])
+def test_volume_assignment_is_optimal_from_a_cold_and_a_warm_start(vc, n, k):
+    """Hundreds of rows to move (one class worth far more than the others): the candidates,
+    then the heaps take the paths (the candidates read from the classes when needed, or, from
+    50 rows per pair of classes (600 rows, 3 classes), kept by the first pass); optimal against
+    the linear program, cold and warm."""
+    rng = np.random.default_rng(7)
+    A = rng.random((n, k)) + np.r_[0.8, 0.3, np.zeros(k - 2)]
+    target = class_volumes(np.ones(k), n)
+    lower = np.floor(vc * target).astype(int)
+    upper = np.floor((2 - vc) * target).astype(int)
+    upper[0] += max(n - upper.sum(), 0)
+    labels, prices = volume_assignment(A, lower, upper)
+    counts = np.bincount(labels, minlength=k)
+    assert np.all(lower <= counts) and np.all(counts <= upper)
+    best = best_assignment_value(A, lower, upper)
+    assert A[np.arange(n), labels].sum() >= best - (1e-9 if vc == 1.0 else n * 1e-7)
+    B = A + 0.05 * rng.standard_normal((n, k))  # the next MBO step: new noise, warm prices
+    again, _ = volume_assignment(B, lower, upper, prices=prices)
+    counts = np.bincount(again, minlength=k)
+    assert np.all(lower <= counts) and np.all(counts <= upper)
+    assert B[np.arange(n), again].sum() >= best_assignment_value(B, lower, upper) - (
+        1e-9 if vc == 1.0 else n * 1e-7)
+
+
+def test_volume_assignment_says_when_it_runs_out_of_moves():
+    A = np.tile([1.0, 0.0], (10, 1))
+    with pytest.raises(SolverError, match="did not settle in 2 moves"):
+        volume_assignment(A, [5, 5], [5, 5], max_moves=2)
+
+
+def test_diffusion_kernel_is_scipys_product_to_the_bit(digits):
+    from gssl.optim.mbo import _normalized_adjacency
+    from gssl.optim.mbo_kernels import diffuse_indicators
+    from gssl.optim.graph_learning import one_hot
+
+    X, y, W = digits
+    Ws = _normalized_adjacency(W, "volume MBO")
+    for k in (3, 5, 10):  # the classes four, two and one at a time
+        labels = np.random.default_rng(k).integers(-1, k, y.size)  # -1: no label reached it
+        psi, V = diffuse_indicators(Ws.indptr.astype(np.uint64), Ws.indices.astype(np.uint64),
+                                    Ws.data, labels, k)
+        np.testing.assert_array_equal(psi, Ws @ (Ws @ one_hot(labels, k)))
+        np.testing.assert_array_equal(V, Ws @ one_hot(labels, k))
+
+
+@pytest.mark.parametrize("vc", [1.0, 0.5])
+def test_volume_mbo_steps_are_optimal_assignments(vc, digits, monkeypatch):
+    """Every assignment of volume MBO's steps (warm prices, noise) is optimal for its bounds."""
+    import gssl.optim.mbo_kernels as kernels
+
+    X, y, W = digits
+    codes = codes_for(y, draw(y, 1, 3))
+    sizes = class_volumes(np.bincount(y[codes >= 0], minlength=10), y.size)
+    seen = []
+    assign = kernels.assign_within_bounds
+
+    def spy(A, lower, upper, prices, *args):
+        out = assign(A, lower, upper, prices, *args)
+        seen.append((A.copy(), lower.copy(), upper.copy(), out[0].copy()))
+        return out
+    monkeypatch.setattr(kernels, "assign_within_bounds", spy)
+    volume_mbo(W, codes, sizes, volume_constraint=vc, max_iter=4, rng=0)
+    assert len(seen) == 3
+    for A, lower, upper, labels in seen:
+        counts = np.bincount(labels, minlength=10)
+        assert np.all(lower <= counts) and np.all(counts <= upper)
+        slack = 1e-9 if vc == 1.0 else A.shape[0] * 1e-7
+        value = A[np.arange(A.shape[0]), labels].sum()
+        assert value >= best_assignment_value(A, lower, upper) - slack
+
+
+def test_volume_assignment_heaps_are_rebuilt_when_full():
+    """Heaps too small for the rows entering a class are rebuilt from the labels reached (the
+    prices keep every row in a best class), and the paths go on to the optimum."""
+    from gssl.optim import mbo_kernels
+
+    rng = np.random.default_rng(11)
+    n, k = 300, 5
+    A = rng.random((n, k)) + np.array([0.9, 0.2, 0, 0, 0])
+    lower = np.full(k, 50)
+    upper = np.full(k, 70)
+    prices = np.zeros(k)
+    labels = np.argmax(A, axis=1).astype(np.int64)
+    counts = np.bincount(labels, minlength=k).astype(np.int64)
+    statuses, slack, moves = [], 1, 0
+    while not statuses or statuses[-1] == 1:
+        status, moves = mbo_kernels._augment(A, labels, counts, lower, upper, prices, 1e-7,
+                                             slack, 10**6, moves)
+        statuses.append(status)
+        slack *= 2
+    assert statuses[0] == 1 and statuses[-1] == 0 and len(statuses) > 2
+    assert np.array_equal(np.bincount(labels, minlength=k), counts)
+    assert np.all(lower <= counts) and np.all(counts <= upper)
+    assert A[np.arange(n), labels].sum() >= best_assignment_value(A, lower, upper) - n * 1e-7
+
+
+def test_diffusion_brought_up_to_date_is_summed_afresh_to_the_bit(digits):
+    """An MBO step's few changed labels: only the rows they reach are summed again, and psi is
+    the product of the new labels to the bit (from 0.1 % to 30 % of the labels changed)."""
+    from gssl.optim.mbo import _normalized_adjacency
+    from gssl.optim.mbo_kernels import diffuse_changes, diffuse_indicators
+    from gssl.optim.graph_learning import one_hot
+
+    X, y, W = digits
+    Ws = _normalized_adjacency(W, "volume MBO")
+    T = Ws.T.tocsr()
+    arrays = (Ws.indptr.astype(np.uint64), Ws.indices.astype(np.uint64), Ws.data)
+    pattern = (T.indptr.astype(np.uint64), T.indices.astype(np.uint64))
+    rng = np.random.default_rng(0)
+    labels = rng.integers(0, 10, y.size)
+    psi, V = diffuse_indicators(*arrays, labels, 10)
+    mark = np.zeros(y.size, np.int64)
+    for step, share in enumerate([0.001, 0.01, 0.05, 0.3, 0.02]):
+        new = labels.copy()
+        flip = rng.random(y.size) < share
+        new[flip] = rng.integers(0, 10, int(flip.sum()))
+        summed = diffuse_changes(*arrays, *pattern, labels, new, V, psi, mark, 1 + 2 * step)
+        np.testing.assert_array_equal(psi, Ws @ (Ws @ one_hot(new, 10)))
+        assert summed == y.size if share == 0.3 else summed < y.size
+        labels = new

@@ -2,8 +2,10 @@
 
 * Volume MBO (Jacobs, Merkurjev & Esedoglu, "Auction dynamics: a volume constrained MBO scheme",
   J. Comput. Phys. 354, 2018): alternate a diffusion of the class indicators with a
-  thresholding step that is an assignment problem under class-volume bounds, solved exactly (to
-  a tolerance eps) by an auction with eps-scaling (:func:`volume_assignment`).
+  thresholding step that is an assignment problem under class-volume bounds, solved exactly by
+  successive shortest paths on the classes, warm-started from the last step's class prices
+  (:func:`volume_assignment`, compiled in :mod:`gssl.optim.mbo_kernels`; the paper's auction
+  with eps-scaling, which gssl ran before, cost up to thousands of sweeps at tight bounds).
 * Multiclass MBO (Garcia-Cardona, Merkurjev, Bertozzi, Flenner & Percus, "Multiclass data
   segmentation using diffuse interface methods on graphs", IEEE TPAMI 36(8), 2014): semi-implicit
   heat steps with a fidelity term in the span of the normalized Laplacian's lowest eigenvectors,
@@ -27,80 +29,25 @@ from .shared_operators import graph_operator
 
 
 # -- the volume-constrained assignment -------------------------------------------------------
-WARM = 4.0**4  # warm prices start the eps-scaling at range / 256 (cold: range / 4)
-
-
-def _advantage(V: np.ndarray, own: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """For rows of values V (prices taken off) and each row's class ``own``: the margin of own
-    over the best other class, and that class."""
-    rows = np.arange(V.shape[0])
-    mine = V[rows, own]
-    other = V.copy()
-    other[rows, own] = -np.inf
-    alt = other.argmax(axis=1)
-    return mine - other[rows, alt], alt
-
-
-def _evict(A, p, labels, cls, cap, eps) -> None:
-    """Class ``cls`` holds more than ``cap`` rows: raise its price until the excess rows with the
-    smallest margin leave for their next best class (the forward auction's bids, all at once).
-    Every row stays eps-happy: those that stay had a margin >= the raise - eps."""
-    members = np.flatnonzero(labels == cls)
-    excess = members.size - cap
-    margin, alt = _advantage(A[members] - p, labels[members])
-    out = np.argpartition(margin, excess - 1)[:excess]
-    p[cls] += margin[out].max() + eps
-    labels[members[out]] = alt[out]
-
-
-def _first_step(A, prices, eps) -> float:
-    """The first eps-level: a quarter of the value range, lower from warm prices (the previous
-    MBO step's, nearly right)."""
-    finite = A[np.isfinite(A)]
-    if not finite.size:
-        return eps
-    return max(float(np.ptp(finite)) / (WARM if prices is not None else 4.0), eps)
-
-
-def _auction(A, caps, eps, prices, max_sweeps) -> tuple[np.ndarray, np.ndarray]:
-    """Forward auction with eps-scaling for sum(caps) == len(A): every row to a class, class c
-    taking exactly caps[c] rows, maximizing the total value (eps-optimal)."""
-    k = A.shape[1]
-    p = np.zeros(k) if prices is None else np.array(prices, dtype=np.float64)
-    step = _first_step(A, prices, eps)
-    while True:
-        labels = np.argmax(A - p, axis=1)  # exactly happy rows; only the volumes are off
-        for _ in range(max_sweeps):
-            over = np.flatnonzero(np.bincount(labels, minlength=k) > caps)
-            if not over.size:
-                break  # none over, and the caps sum to the rows: every class is exactly full
-            for c in over:
-                if np.count_nonzero(labels == c) > caps[c]:
-                    _evict(A, p, labels, c, caps[c], step)
-        else:
-            raise SolverError(f"the volume auction did not settle in {max_sweeps} sweeps at "
-                              f"eps={step:g}")
-        if step <= eps:
-            return labels, p
-        step = max(step / 4.0, eps)
-
-
 def volume_assignment(A: np.ndarray, lower, upper, *, eps: float = 1e-7, prices=None,
-                      max_sweeps: int = 100000) -> tuple[np.ndarray, np.ndarray]:
+                      max_moves: int | None = None) -> tuple[np.ndarray, np.ndarray]:
     """Labels l maximizing sum_i A[i, l_i] subject to lower_c <= #{i: l_i = c} <= upper_c.
 
-    A forward auction with eps-scaling (Jacobs et al. 2018, section 4; Bertsekas' auction):
-    class prices p, every row assigned to a class within eps of its best value A[i] - p,
-    over-full classes raising their price by just enough to shed their excess rows, at
-    eps-levels falling by 4 down to ``eps``. The result is within n * eps of the optimum (the
-    tests check it against a linear program). Bounds that are not equalities become one: class c
-    offers lower_c required and upper_c - lower_c optional places, and sum(upper) - n
-    placeholder rows, worth 0 in an optional place and unable to take a required one, fill the
-    optional places left over (exact, at the cost of those rows; a forward-reverse auction
-    moving prices both ways, tried first, stopped short of the optimum on such bounds).
-    ``prices`` warm-starts the prices (the previous MBO step's). Returns (labels, prices).
+    Successive shortest paths on the classes (:func:`gssl.optim.mbo_kernels.assign_within_bounds`,
+    compiled): from the arg-max labels at the class prices, one row at a time moves along the
+    cheapest path of classes from one with too many rows to one with too few, the prices
+    following the path lengths so that every row stays in a best class. Equal bounds (exact
+    class sizes): an optimal assignment. Unequal bounds: once every bound holds, paths between
+    classes with room keep running while each gains more than ``eps``, so the result is within
+    len(A) * eps of the optimum (the tests check both against a linear program). ``prices``
+    warm-starts the class prices (the previous MBO step's: then few rows move). Jacobs et al.
+    2018 solve the same problem by an auction with eps-scaling, which gssl used before: its price
+    wars at tight bounds cost up to thousands of sweeps; these paths need no eps-scaling.
+    Returns (labels, prices).
     """
-    A = np.asarray(A, dtype=np.float64)
+    from .mbo_kernels import assign_within_bounds
+
+    A = np.ascontiguousarray(A, dtype=np.float64)
     n, k = A.shape
     lower = np.asarray(lower, dtype=np.int64)
     upper = np.asarray(upper, dtype=np.int64)
@@ -111,15 +58,14 @@ def volume_assignment(A: np.ndarray, lower, upper, *, eps: float = 1e-7, prices=
                           f"(sum {int(lower.sum())}), upper bounds {upper.tolist()} (sum "
                           f"{int(upper.sum())}); the lower bounds must sum to at most, the upper "
                           "to at least the number of unlabeled points")
-    if np.array_equal(lower, upper):
-        return _auction(A, upper, eps, prices, max_sweeps)
-    fill = int(upper.sum()) - n
-    B = np.zeros((n + fill, 2 * k))
-    B[:n, :k] = A
-    B[:n, k:] = A
-    B[n:, :k] = -np.inf  # placeholders never take a required place
-    labels, p = _auction(B, np.r_[lower, upper - lower], eps, prices, max_sweeps)
-    return labels[:n] % k, p
+    if not np.all(np.isfinite(A)):
+        raise SolverError("the values of a volume-constrained assignment must be finite")
+    p = np.zeros(k) if prices is None else np.array(prices, dtype=np.float64)
+    cap = 10 * n + 1000 if max_moves is None else int(max_moves)
+    labels, _, status = assign_within_bounds(A, lower, upper, p, float(eps), cap)
+    if status != 0:
+        raise SolverError(f"the volume-constrained assignment did not settle in {cap} moves")
+    return labels, p
 
 
 def class_volumes(priors: np.ndarray, n: int) -> np.ndarray:
@@ -183,6 +129,8 @@ def volume_mbo(W, codes: np.ndarray, volumes: np.ndarray, *, volume_constraint: 
     are returned. ``start``: labels to start from instead of the Voronoi cells.
     Returns (labels, psi of the returned labels, info dict: energy, iterations).
     """
+    from .mbo_kernels import add_rows, assign_within_bounds, diffuse_changes, diffuse_indicators
+
     Ws = _normalized_adjacency(W, "volume MBO")
     n, k = Ws.shape[0], int(volumes.size)
     rng = check_random_state(rng)
@@ -191,23 +139,51 @@ def volume_mbo(W, codes: np.ndarray, volumes: np.ndarray, *, volume_constraint: 
     lower = np.floor(volume_constraint * left).astype(np.int64)
     upper = np.floor((2.0 - volume_constraint) * left).astype(np.int64)
     upper[np.argmax(left)] += max(int(free.sum()) - int(upper.sum()), 0)  # rounding slack
+    free_rows = np.flatnonzero(free)
+    m = free_rows.size
+    if lower.sum() > m:
+        raise SolverError(f"the class volumes ask for {int(lower.sum())} unlabeled points, there "
+                          f"are {m}")
+    indptr, indices = Ws.indptr.astype(np.uint64), Ws.indices.astype(np.uint64)
+    WsT = Ws.T.tocsr()  # (its pattern: which rows a label reaches)
+    tindptr, tindices = WsT.indptr.astype(np.uint64), WsT.indices.astype(np.uint64)
+    nodes = np.arange(n)
+    state = {"labels": None, "V": None, "psi": None, "mark": np.zeros(n, np.int64), "stamp": 1}
 
     def diffuse(labels):
-        psi = Ws @ (Ws @ one_hot(labels, k))
-        return psi, float(psi.sum() - psi[np.arange(n), labels].sum())
+        """psi = Ws (Ws U) of the labels (kept and brought up to date in place from the last
+        call's: the same bits as summing it afresh) and the energy."""
+        if state["labels"] is None:
+            state["psi"], state["V"] = diffuse_indicators(indptr, indices, Ws.data, labels, k)
+        else:
+            diffuse_changes(indptr, indices, Ws.data, tindptr, tindices, state["labels"], labels,
+                            state["V"], state["psi"], state["mark"], state["stamp"])
+            state["stamp"] += 2
+        state["labels"] = labels
+        psi = state["psi"]
+        return psi, float(psi.sum() - psi[nodes, labels].sum())
 
-    labels = voronoi_labels(W, codes) if start is None else np.asarray(start)
-    prices, old = None, np.inf
+    labels = voronoi_labels(W, codes) if start is None else np.asarray(start, dtype=np.int64)
+    prices, old = np.zeros(k), np.inf
     best = (np.inf, labels, None)
     it = 0
     for it in range(1, max_iter + 1):
         psi, energy = diffuse(labels)
         if temperature > 0 and energy < best[0]:
-            best = (energy, labels, psi)
+            best = (energy, labels, psi.copy())  # (psi changes in place)
         if temperature > 0 and it == max_iter:
             break  # the last step's labels are scored, not moved again
-        vals = psi[free] + (rng.normal(0.0, temperature, (int(free.sum()), k)) if temperature > 0 else 0.0)
-        new, prices = volume_assignment(vals, lower, upper, eps=eps, prices=prices)
+        if temperature > 0:
+            vals = rng.normal(0.0, temperature, (m, k))
+            add_rows(vals, psi, free_rows)
+        else:
+            vals = np.ascontiguousarray(psi[free_rows])
+        # the assignment (volume_assignment's kernel; the bounds were checked above), warm
+        # started from the last step's prices
+        cap = 10 * m + 1000
+        new, _, status = assign_within_bounds(vals, lower, upper, prices, float(eps), cap)
+        if status != 0:
+            raise SolverError(f"the volume-constrained assignment did not settle in {cap} moves")
         labels = labels.copy()
         labels[free] = new
         if temperature == 0:
