@@ -18,9 +18,9 @@ As in a workflow cell, the draws of a data set share W's operators (``shared_gra
 ``--unshared``: each gssl fit builds its own, as GraphLearning's does).
 
     python benchmarks/peers.py                # digits, 3 draws: about a minute (one thread)
-    GSSL_DATA_MIRROR=/work/shared/data OMP_NUM_THREADS=1 python benchmarks/peers.py \\
+    GSSL_DATA_MIRROR=../shared/data OMP_NUM_THREADS=1 python benchmarks/peers.py \\
         --datasets digits mnist_test --draws 3 --graph-cache results/benchmarks/graphs
-    GSSL_DATA_MIRROR=/work/shared/data OMP_NUM_THREADS=1 python benchmarks/peers.py \\
+    GSSL_DATA_MIRROR=../shared/data OMP_NUM_THREADS=1 python benchmarks/peers.py \\
         --datasets fashion_mnist --draws 1 --no-warmup --graph-cache results/benchmarks/graphs
 """
 
