@@ -96,11 +96,11 @@ def dataset_code_hash(source):
     modules = ["gssl.datasets.views", "gssl.datasets.store"]  # views: the class views (class_view)
     if source == FILE_SOURCE:
         modules.append("gssl.datasets.files")
+    elif source in GENERATED_SOURCES and get_spec(source).kind == "plugin":
+        # the lab's loader, and as_dataset's label encoding and checks
+        modules += [get_spec(source).loader.__module__, "gssl.datasets.registry", "gssl.datasets.files"]
     elif source in GENERATED_SOURCES:
-        spec = get_spec(source)
-        modules.append("gssl.datasets.synthetic" if spec.kind != "plugin" else spec.loader.__module__)
-    if source in GENERATED_SOURCES and get_spec(source).kind == "plugin":
-        modules += ["gssl.datasets.registry", "gssl.datasets.files"]  # as_dataset: labels, checks
+        modules.append("gssl.datasets.synthetic")
     return code_hash(*modules)
 
 
