@@ -68,15 +68,16 @@ def copy_of(solved: Path, folder: Path) -> Path:
     return folder / "ws"
 
 
-@pytest.mark.parametrize("rep", [1, 2, 3])
-def test_64_jobs_at_32_cores_two_loggers_on_a_fresh_sqlite_store(solved, tmp_path, rep):
-    """The two logging jobs, writing to one new sqlite file at once, each file exactly their runs."""
+def test_64_jobs_at_32_cores_two_loggers_on_a_fresh_sqlite_store(solved, tmp_path):
+    """The two logging jobs, writing to one new sqlite file at once, each file exactly their runs.
+    Once: the race of two initialisers on a fresh store is repeated where it costs seconds
+    (test_tracking's concurrent initialisers), not a workflow run per repeat."""
     ws = copy_of(solved, tmp_path)
     proc = smk(ws, "--cores", "32")
     assert "solve" not in rules_of(parse_jobs(proc))
     fig = assert_store_exact(ws)
     assert fig["splits"] == 2 * N_SPLITS
-    record(f"64 jobs, --cores 32, fresh sqlite store (rep {rep})", jobs=2 * N_JOBS, **fig)
+    record("64 jobs, --cores 32, fresh sqlite store", jobs=2 * N_JOBS, **fig)
 
 
 def free_port() -> int:

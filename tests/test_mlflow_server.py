@@ -1,4 +1,4 @@
-"""`make server` (python -m gssl.tracking.server): the default workflow logs to it, exactly.
+"""`make server` (python -m gssl.tracking.server): the small workflow logs to it, exactly.
 
 PostgreSQL backend where its binaries are installed (.ci/run installs Debian's postgresql), else
 the same server on sqlite (the test says which in its name's parameter and in the figures table).
@@ -6,6 +6,7 @@ the same server on sqlite (the test says which in its name's parameter and in th
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import signal
@@ -17,10 +18,9 @@ import time
 from pathlib import Path
 
 import pytest
-import yaml
 
 from gssl.tracking.server import Postgres, ServerError, find_pg_bin, prepare_postgres, wait_healthy
-from workflow_helpers import FIGURE_ROWS, REPO, make_workspace, smk, split_records
+from workflow_helpers import FIGURE_ROWS, SMALL, make_workspace, smk, split_records
 
 pytestmark = [pytest.mark.server, pytest.mark.e2e, pytest.mark.slow]
 
@@ -67,7 +67,9 @@ def port_open(port: int) -> bool:
         return s.connect_ex(("127.0.0.1", port)) == 0
 
 
-def test_default_workflow_logs_exactly_to_the_server(tmp_path):
+def test_the_workflow_logs_exactly_to_the_server(tmp_path):
+    """The small config (two experiments' worth of runs is the faults suite's job) through
+    `make server`: every split run FINISHED in its experiment, artifacts proxied, runs in PostgreSQL."""
     port, pg_port = free_ports(2)
     folder = tmp_path / "server"
     if BACKEND == "postgresql" and os.geteuid() == 0:  # PostgreSQL's own account must pass through
@@ -77,8 +79,10 @@ def test_default_workflow_logs_exactly_to_the_server(tmp_path):
     try:
         server = start_server(folder, port, pg_port, BACKEND)
         started = time.monotonic() - t0
-        default = yaml.safe_load((REPO / "config" / "config.yaml").read_text())
-        ws = make_workspace(tmp_path / "ws", default)
+        # the small config, one job per cell: the default config (or one job per split) costs
+        # minutes more and tests nothing more here
+        config = {**json.loads(json.dumps(SMALL)), "splits_per_job": 8}
+        ws = make_workspace(tmp_path / "ws", config)
         uri = f"http://127.0.0.1:{port}"
         t0 = time.monotonic()
         smk(ws, "--cores", "2", env={"MLFLOW_TRACKING_URI": uri})
@@ -95,7 +99,7 @@ def test_default_workflow_logs_exactly_to_the_server(tmp_path):
             assert run.info.status == "FINISHED"
             assert client.get_experiment(run.info.experiment_id).name == rec["experiment"]
         n_runs = 0
-        for exp in default["experiments"]:
+        for exp in config["experiments"]:
             e = client.get_experiment_by_name(exp)
             runs = client.search_runs([e.experiment_id], max_results=5000)
             n_runs += len(runs)
@@ -124,7 +128,7 @@ def test_default_workflow_logs_exactly_to_the_server(tmp_path):
         shutil.rmtree(folder, ignore_errors=True)
     assert server.returncode in (0, 143, -15), out
     assert not port_open(port) and not port_open(pg_port), "server or PostgreSQL left running"
-    FIGURE_ROWS.append({"case": f"default workflow logged to `make server` ({BACKEND} backend)",
+    FIGURE_ROWS.append({"case": f"small workflow logged to `make server` ({BACKEND} backend)",
                         "splits": len(records), "finished": len(records), "misfiled": 0, "lost": 0,
                         "twice": 0, "runs": n_runs,
                         "note": f"server up in {started:.0f} s, workflow {wall:.0f} s"})
