@@ -204,6 +204,29 @@ def test_volume_projection_meets_the_priors():
     assert np.bincount(np.argmax(scores, axis=1))[0] > 0.8 * 3000
 
 
+@pytest.mark.parametrize("max_iter", [0, 1, 7, 10000])
+def test_volume_projection_weights_are_the_numpy_loops_to_the_bit(max_iter):
+    """The compiled steps (issue 34) take GraphLearning's NumPy steps: the same weights to the bit
+    from any start, ties going to the first class as numpy's argmax."""
+    rng = np.random.default_rng(max_iter)
+    u = rng.random((2000, 5)) + np.array([0.5, 0, 0, 0, 0])
+    u[:50] = 0.25  # exact ties
+    u = u - u.min()
+    u = u / u.max()
+    priors = np.array([0.1, 0.15, 0.2, 0.25, 0.3])
+    for start in (np.ones(5), np.array([1.0, 1.3, 0.7, 1.1, 0.9])):
+        w = start.copy()
+        for _ in range(max_iter):  # the loop as it was (GraphLearning's)
+            grad = np.bincount(np.argmax(u * w, axis=1), minlength=5) / u.shape[0] - priors
+            w = w - 0.1 * grad
+            w = w / w[0]
+            if np.abs(grad).max() <= 1e-3:
+                break
+        labels, ours, _ = volume_label_projection(u, priors, start, max_iter=max_iter)
+        np.testing.assert_array_equal(ours, w)
+        np.testing.assert_array_equal(labels, np.argmax(u * w, axis=1))
+
+
 def test_plaplace_is_a_fixed_point_and_tends_to_laplace_as_p_falls(digits):
     X, y, W = digits
     train = draw(y, 2, 1)

@@ -13,7 +13,8 @@ from gssl.optim.mbo import (class_volumes, multiclass_mbo, normalized_eigenpairs
                             volume_assignment, volume_mbo, voronoi_labels)
 from gssl.solvers.registry import make_solver
 
-from test_graph_learning import clique_pair, codes_for, digits, draw  # noqa: F401  (digits: fixture)
+from test_graph_learning import (clique_pair, codes_for, digits,  # noqa: F401  (a fixture)
+                                 draw, gaussian_knn)
 
 
 def best_assignment_value(A, lower, upper):
@@ -128,6 +129,77 @@ def test_the_splits_of_a_cell_share_the_eigenpairs(digits, monkeypatch):
                 Graph(W=W), codes_for(y, draw(y, 5, seed)))
         normalized_eigenpairs(W, 6)
     assert builds == [8, 8, 8, 6]
+
+
+@pytest.fixture(scope="module")
+def small_digits():
+    """The 10-NN graph of 500 digits (a dense eigensolve of it is quick)."""
+    from sklearn.datasets import load_digits
+
+    X, y = load_digits(return_X_y=True)
+    return gaussian_knn(X[:500] / 16.0)
+
+
+def test_the_spectrum_floor_is_below_the_wanted_eigenvalues(small_digits):
+    """The filter's bound (Ritz values of W_s on the smoothed Voronoi cells) lies below the
+    n_eig-th largest eigenvalue of W_s, not far (it sets the polynomial's speed)."""
+    import gssl.optim.mbo as mbo
+
+    W = small_digits
+    S = mbo._normalized_adjacency(W, "x")
+    mu = np.sort(np.linalg.eigvalsh(S.toarray()))[::-1]
+    for n_eig in (8, 50):
+        floor = mbo._spectrum_floor(W, S, n_eig)
+        assert mu[n_eig - 1] - 0.3 < floor < mu[n_eig - 1]
+
+
+@pytest.mark.parametrize("floor", [None, 0.999, -1.0])
+def test_the_filtered_eigensolve_gives_the_plain_pairs(small_digits, monkeypatch, floor):
+    """Lanczos on the Chebyshev polynomial of W_s gives W_s's own pairs (the eigenvalues, and
+    the span of the eigenvectors, to ARPACK's tolerance); a bound above the wanted eigenvalues
+    (0.999: the check fails) or none (-1) falls back to Lanczos on W_s."""
+    import gssl.optim.mbo as mbo
+    from gssl.optim import neighbour_sums
+
+    W = small_digits
+    S = mbo._normalized_adjacency(W, "x")
+    mu, vecs = np.linalg.eigh(S.toarray())
+    lam_dense, X_dense = 1.0 - mu[::-1][:50], vecs[:, ::-1][:, :50]
+    calls = []
+    chebyshev = neighbour_sums.chebyshev_filter
+    monkeypatch.setattr(neighbour_sums, "chebyshev_filter",
+                        lambda *a: calls.append(1) or chebyshev(*a))
+    if floor is not None:
+        monkeypatch.setattr(mbo, "_spectrum_floor", lambda *a: floor)
+    lam, vecs = mbo._eigenpairs(W, 50)
+    assert (len(calls) > 0) == (floor != -1.0)
+    np.testing.assert_allclose(lam, lam_dense, atol=1e-10)
+    assert np.linalg.norm(X_dense - vecs @ (vecs.T @ X_dense)) < 1e-7  # the same span
+    np.testing.assert_allclose(vecs.T @ vecs, np.eye(50), atol=1e-10)
+
+
+def test_multiclass_mbo_steps_on_the_coefficients_are_the_semi_implicit_steps(digits):
+    """The steps on the eigenvector coefficients give GraphLearning's n-row steps
+    U <- X (I + h Lambda)^-1 X^T (U - h mu J (U - F)), up to rounding: the same labels."""
+    from gssl.optim.graph_learning import one_hot
+
+    X_, y, W = digits
+    codes = codes_for(y, draw(y, 1, 7))
+    labels, U = multiclass_mbo(W, codes, 10, random_state=4)
+    lam, X = normalized_eigenpairs(W, 50)
+    rng = np.random.RandomState(4)
+    start = np.argmax(rng.random_sample((10, y.size)), axis=0)
+    start[codes >= 0] = codes[codes >= 0]
+    V = one_hot(start, 10)
+    F = one_hot(np.where(codes >= 0, codes, 0), 10)
+    J = (codes >= 0)[:, None] * (0.025 * 50.0)
+    for step in range(10):
+        for _ in range(6):
+            V = X @ ((X.T @ (V - J * (V - F))) / (1.0 + 0.025 * lam)[:, None])
+        if step < 9:
+            V = one_hot(np.argmax(V, axis=1), 10)
+    np.testing.assert_allclose(U, V, atol=1e-10)
+    np.testing.assert_array_equal(labels, np.argmax(V, axis=1))
 
 
 def test_multiclass_mbo_keeps_labels_by_fidelity_and_is_seeded(digits):
@@ -290,12 +362,12 @@ def test_volume_assignment_says_when_it_runs_out_of_moves():
 
 def test_diffusion_kernel_is_scipys_product_to_the_bit(digits):
     from gssl.optim.mbo import _normalized_adjacency
-    from gssl.optim.mbo_kernels import diffuse_indicators
+    from gssl.optim.neighbour_sums import diffuse_indicators
     from gssl.optim.graph_learning import one_hot
 
     X, y, W = digits
     Ws = _normalized_adjacency(W, "volume MBO")
-    for k in (3, 5, 10):  # the classes four, two and one at a time
+    for k in (3, 5, 10):  # the last group of four classes padded by one, three and two
         labels = np.random.default_rng(k).integers(-1, k, y.size)  # -1: no label reached it
         psi, V = diffuse_indicators(Ws.indptr.astype(np.uint64), Ws.indices.astype(np.uint64),
                                     Ws.data, labels, k)
@@ -358,7 +430,7 @@ def test_diffusion_brought_up_to_date_is_summed_afresh_to_the_bit(digits):
     """An MBO step's few changed labels: only the rows they reach are summed again, and psi is
     the product of the new labels to the bit (from 0.1 % to 30 % of the labels changed)."""
     from gssl.optim.mbo import _normalized_adjacency
-    from gssl.optim.mbo_kernels import diffuse_changes, diffuse_indicators
+    from gssl.optim.neighbour_sums import diffuse_changes, diffuse_indicators
     from gssl.optim.graph_learning import one_hot
 
     X, y, W = digits

@@ -338,6 +338,8 @@ def volume_label_projection(scores: np.ndarray, priors: np.ndarray, weights=None
     miss tol slightly; the misfit returned is that of those labels.
     Returns (labels, weights, misfit of the returned labels).
     """
+    from .mbo_kernels import projection_weights
+
     u = np.asarray(scores, dtype=np.float64)
     u = u - u.min()
     top = u.max()
@@ -345,13 +347,11 @@ def volume_label_projection(scores: np.ndarray, priors: np.ndarray, weights=None
     k = u.shape[1]
     w = np.ones(k) if weights is None else np.array(weights, dtype=np.float64)
     priors = np.asarray(priors, dtype=np.float64)
-    for _ in range(int(max_iter)):
-        frac = np.bincount(np.argmax(u * w, axis=1), minlength=k) / u.shape[0]
-        grad = frac - priors
-        w = w - step * grad  # the step is taken before the test, as in GraphLearning, whose
-        w = w / w[0]         # PoissonMBO carries these weights on: the same labels, step by step
-        if np.abs(grad).max() <= tol:
-            break
+    # the steps, compiled: per step the labels' counts, w <- w - step (fraction - prior) and
+    # w / w_0; the step is taken before the test, as in GraphLearning, whose PoissonMBO carries
+    # these weights on: the same labels, step by step
+    w, _ = projection_weights(np.ascontiguousarray(u), w, np.ascontiguousarray(priors),
+                              float(step), float(tol), int(max_iter))
     labels = np.argmax(u * w, axis=1)
     misfit = float(np.abs(np.bincount(labels, minlength=k) / u.shape[0] - priors).max())
     return labels, w, misfit
@@ -417,12 +417,12 @@ def plaplace_learning(W, labeled: np.ndarray, F: np.ndarray, p: float = 10.0, *,
     u = a * mean + (1 - a) * midrange, a = 1 / (p - 1), iterated by Gauss-Seidel sweeps over the
     nodes, the columns side by side (GraphLearning: the same sweeps, one class after the other),
     each column until a sweep changes it by <= tol
-    (:func:`gssl.optim.plaplace_kernels.plaplace_sweeps`, compiled). The sweeps visit the nodes
+    (:func:`gssl.optim.neighbour_sums.plaplace_sweeps`, compiled). The sweeps visit the nodes
     in their order, as GraphLearning's, or, from PLAPLACE_RENUMBER_MIN_ENTRIES entries of U on,
     in reverse Cuthill-McKee order (the same fixed point; built once per W inside a
     ``shared_graph_operators`` block). Returns (U, sweeps of the slowest column, the largest
     change of the columns' last sweeps)."""
-    from .plaplace_kernels import plaplace_sweeps
+    from .neighbour_sums import plaplace_sweeps
 
     if not 2 < p < np.inf:
         raise SolverError(f"p-Laplace learning needs a finite p > 2, got p={p!r} (p = 2 is Laplace "

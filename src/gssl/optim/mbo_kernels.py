@@ -1,4 +1,5 @@
-"""Compiled (numba) kernels of volume MBO: the volume-constrained assignment and the diffusion.
+"""Compiled (numba) kernels of the MBO schemes' volume-constrained label decisions: volume MBO's
+assignment and PoissonMBO's projection weights (``projection_weights``).
 
 ``assign_within_bounds``: labels l maximizing sum_i A[i, l_i] with lower_c <= #{i: l_i = c} <=
 upper_c, exactly, by successive shortest paths on the k classes (a min-cost flow whose nodes are
@@ -24,12 +25,10 @@ eps-scaling) was read for the problem's setting only; the algorithm here is the 
 successive-shortest-path method (Ahuja, Magnanti & Orlin, Network Flows, ch. 9) on the
 transportation problem's class graph.
 
-``diffuse_indicators``: psi = W_s (W_s U) for the one-hot U of the labels, the second product
-summed in the order of scipy's CSR product (the same bits); ``diffuse_changes`` brings it to new
-labels by summing again only the rows they reach (the same bits again).
-
-All compiled code of volume MBO lives here (numba's on-disk cache is invalidated per source
-file). Compiled once and cached on disk (``cache=True``).
+``add_rows``: the temperature's noise added to the diffused values. Volume MBO's diffusion sums
+over the graph's rows and lives with the other such kernels in :mod:`gssl.optim.neighbour_sums`.
+The assignment's helpers all live here: numba's on-disk cache is invalidated per source file.
+Compiled once and cached on disk (``cache=True``).
 """
 
 from __future__ import annotations
@@ -37,10 +36,16 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-__all__ = ["assign_within_bounds", "diffuse_indicators", "diffuse_changes", "add_rows"]
+__all__ = ["assign_within_bounds", "add_rows", "projection_weights"]
 
 # statuses of _augment
 _DONE, _HEAPS_FULL, _TOO_MANY = 0, 1, 2
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _place(keys, rows, base, pos, key, row):
+    keys[base + pos] = key
+    rows[base + pos] = row
 
 
 @njit(cache=True, nogil=True)
@@ -54,25 +59,22 @@ def _sift_down(keys, rows, base, size, pos, key, row):
             child += 1
         if keys[base + child] >= key:
             break
-        keys[base + pos] = keys[base + child]
-        rows[base + pos] = rows[base + child]
+        _place(keys, rows, base, pos, keys[base + child], rows[base + child])
         pos = child
-    keys[base + pos] = key
-    rows[base + pos] = row
+    _place(keys, rows, base, pos, key, row)
 
 
 @njit(cache=True, nogil=True)
 def _push(keys, rows, base, size, key, row):
+    """Add (key, row) to the min-heap keys[base:base+size] (room for it is the caller's)."""
     pos = size
     while pos > 0:
         parent = (pos - 1) >> 1
         if keys[base + parent] <= key:
             break
-        keys[base + pos] = keys[base + parent]
-        rows[base + pos] = rows[base + parent]
+        _place(keys, rows, base, pos, keys[base + parent], rows[base + parent])
         pos = parent
-    keys[base + pos] = key
-    rows[base + pos] = row
+    _place(keys, rows, base, pos, key, row)
 
 
 @njit(cache=True, nogil=True)
@@ -463,127 +465,6 @@ def assign_within_bounds(A, lower, upper, prices, gain_tol, max_moves):
         slack *= 2
 
 
-@njit(cache=True, nogil=True, boundscheck=False, inline="always")
-def _v_row(indptr, indices, data, labels, V, i):
-    """V[i] = (Ws U)[i]: row i's weights gathered by its neighbours' labels, in CSR order."""
-    for c in range(V.shape[1]):
-        V[i, c] = 0.0
-    for jj in range(indptr[i], indptr[i + 1]):
-        lab = labels[indices[jj]]
-        if lab >= 0:  # (-1: a node no label reached, a zero row of U)
-            V[i, lab] += data[jj]
-
-
-@njit(cache=True, nogil=True, boundscheck=False, inline="always")
-def _psi_row(indptr, indices, data, V, psi, i):
-    """psi[i] = (Ws V)[i]: for each class, w_ij V_jc summed over the row in CSR order, as
-    scipy's product does; four classes at a time (then two, then one), in registers."""
-    k = V.shape[1]
-    fours = k // 4 * 4
-    p0 = indptr[i]
-    p1 = indptr[i + 1]
-    for c in range(0, fours, 4):
-        s0 = 0.0
-        s1 = 0.0
-        s2 = 0.0
-        s3 = 0.0
-        for jj in range(p0, p1):
-            j = indices[jj]
-            w = data[jj]
-            s0 += w * V[j, c]
-            s1 += w * V[j, c + 1]
-            s2 += w * V[j, c + 2]
-            s3 += w * V[j, c + 3]
-        psi[i, c] = s0
-        psi[i, c + 1] = s1
-        psi[i, c + 2] = s2
-        psi[i, c + 3] = s3
-    c = fours
-    if k - c >= 2:
-        s0 = 0.0
-        s1 = 0.0
-        for jj in range(p0, p1):
-            j = indices[jj]
-            w = data[jj]
-            s0 += w * V[j, c]
-            s1 += w * V[j, c + 1]
-        psi[i, c] = s0
-        psi[i, c + 1] = s1
-        c += 2
-    if c < k:
-        s0 = 0.0
-        for jj in range(p0, p1):
-            s0 += data[jj] * V[indices[jj], c]
-        psi[i, c] = s0
-
-
-@njit(cache=True, nogil=True, boundscheck=False)
-def diffuse_indicators(indptr, indices, data, labels, k):
-    """psi = Ws (Ws U) with U the one-hot (n, k) indicator of ``labels`` and Ws given in CSR
-    (``indptr``, ``indices``: uint64, so that no index needs numba's test for a negative one).
-
-    V = Ws U gathers each row's weights by its neighbours' labels; psi = Ws V sums, for each
-    entry (i, c), w_ij V_jc over the row's neighbours in CSR order, as scipy's product does: the
-    same sums in the same order, so ``Ws @ (Ws @ U)`` to the bit (the tests check it), with no
-    store per term and no single dependency chain per class. Returns (psi, V)."""
-    n = indptr.size - 1
-    V = np.empty((n, k))
-    psi = np.empty((n, k))
-    for i in range(n):
-        _v_row(indptr, indices, data, labels, V, i)
-    for i in range(n):
-        _psi_row(indptr, indices, data, V, psi, i)
-    return psi, V
-
-
-@njit(cache=True, nogil=True, boundscheck=False)
-def diffuse_changes(indptr, indices, data, tindptr, tindices, old, labels, V, psi, mark, stamp):
-    """Bring psi = Ws (Ws U) and V = Ws U (of the labels ``old``) in place to ``labels``: the
-    rows of V whose neighbours changed label are summed again, then the rows of psi whose
-    neighbours' V rows were (``tindptr``, ``tindices``: the transpose's pattern, uint64). Each
-    row is summed afresh, the sums in the same order, so the result is diffuse_indicators's to
-    the bit. An MBO step changes a few labels (on digits some 1.5 % of the nodes, whose
-    two-step neighbourhoods hold half the nodes); past n / 8 changed labels every row is summed.
-    ``mark`` (n, int64) holds stamps; ``stamp`` and stamp + 1 must not have been used before.
-    Returns the rows of psi summed."""
-    n = indptr.size - 1
-    changed = 0
-    for s in range(n):
-        if old[s] != labels[s]:
-            changed += 1
-    if changed * 8 > n:
-        for i in range(n):
-            _v_row(indptr, indices, data, labels, V, i)
-        for i in range(n):
-            _psi_row(indptr, indices, data, V, psi, i)
-        return n
-    rows = np.empty(n, np.int64)
-    n_rows = 0
-    for s in range(n):
-        if old[s] != labels[s]:
-            for jj in range(tindptr[s], tindptr[s + 1]):
-                j = tindices[jj]  # row j of Ws has column s: V[j] depends on s's label
-                if mark[j] != stamp:
-                    mark[j] = stamp
-                    rows[n_rows] = j
-                    n_rows += 1
-    for q in range(n_rows):
-        _v_row(indptr, indices, data, labels, V, rows[q])
-    again = np.empty(n, np.int64)
-    n_again = 0
-    for q in range(n_rows):
-        j = rows[q]
-        for jj in range(tindptr[j], tindptr[j + 1]):
-            i = tindices[jj]
-            if mark[i] != stamp + 1:
-                mark[i] = stamp + 1
-                again[n_again] = i
-                n_again += 1
-    for q in range(n_again):
-        _psi_row(indptr, indices, data, V, psi, again[q])
-    return n_again
-
-
 @njit(cache=True, nogil=True, boundscheck=False)
 def add_rows(out, psi, rows):
     """out[q] += psi[rows[q]] in place (the noise on the free nodes' values: psi + noise, the
@@ -592,3 +473,45 @@ def add_rows(out, psi, rows):
         r = rows[q]
         for c in range(out.shape[1]):
             out[q, c] += psi[r, c]
+
+
+
+@njit(cache=True, nogil=True, boundscheck=False)
+def projection_weights(u, w, priors, step, tol, max_iter):
+    """PoissonMBO's volume projection (:func:`gssl.optim.graph_learning.volume_label_projection`):
+    from the class weights ``w`` (k,), up to ``max_iter`` times count the labels
+    argmax_c u_ic w_c (the first of equal maxima, as numpy's argmax), take the step
+    w <- w - step (counts / n - priors), divide it by its first entry, and stop after the step
+    whose misfit max |counts / n - priors| was <= tol. The same floating-point operations as
+    that loop in NumPy (so the same weights to the bit), without its (n, k) temporary and arg-max
+    pass per step: at Fashion-MNIST's 70,000 x 10 a step costs 0.5 ms instead of 3.5 ms, and the
+    projection runs some 13,000 steps in a fit. Returns (w, steps taken)."""
+    n, k = u.shape
+    w = w.copy()
+    counts = np.zeros(k, np.int64)
+    stepped = np.empty(k)
+    steps = 0
+    while steps < max_iter:
+        for c in range(k):
+            counts[c] = 0
+        for i in range(n):
+            best = 0
+            v = u[i, 0] * w[0]
+            for c in range(1, k):
+                x = u[i, c] * w[c]
+                if x > v:
+                    v = x
+                    best = c
+            counts[best] += 1
+        misfit = 0.0
+        for c in range(k):
+            grad = counts[c] / n - priors[c]
+            misfit = max(misfit, abs(grad))
+            stepped[c] = w[c] - step * grad
+        first = stepped[0]
+        for c in range(k):
+            w[c] = stepped[c] / first
+        steps += 1
+        if misfit <= tol:
+            break
+    return w, steps

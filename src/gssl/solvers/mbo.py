@@ -1,4 +1,5 @@
-"""Volume MBO (auction dynamics) and multiclass MBO on the cached graph W.
+"""Volume MBO ("auction dynamics", its assignment solved as a min-cost flow) and multiclass MBO
+on the cached graph W.
 
 The numerics live in :mod:`gssl.optim.mbo`; these classes validate parameters and expose the
 estimator interface of the graph-learning solvers (``class_priors``, ``unreachable``: see
@@ -17,12 +18,15 @@ from .params import Int, Real, nonnegative, positive
 
 class VolumeMBO(_GraphLearner):
     """Volume MBO (Jacobs, Merkurjev & Esedoglu 2018): MBO steps whose thresholding is an
-    assignment under class-volume bounds, solved by an auction.
+    assignment under class-volume bounds, solved exactly as a min-cost flow on the classes.
 
     From the graph Voronoi cells of the labeled nodes, each step diffuses the class indicators
     (psi = W_s^2 U, W_s = D^-1/2 W D^-1/2) and re-labels the unlabeled nodes by the assignment of
     largest diffused mass whose class sizes lie within [``volume_constraint``,
-    2 - ``volume_constraint``] times the sizes ``class_priors`` gives.
+    2 - ``volume_constraint``] times the sizes ``class_priors`` gives. The paper solves that
+    assignment by an auction with eps-scaling; gssl solves it exactly by successive shortest
+    paths on the classes (a min-cost flow), warm-started from the last step's class prices
+    (:func:`gssl.optim.mbo.volume_assignment`).
 
     Parameters
     ----------
@@ -68,7 +72,9 @@ class VolumeMBO(_GraphLearner):
     References
     ----------
     Jacobs, Merkurjev & Esedoglu, "Auction dynamics: A volume constrained MBO scheme", Journal of
-    Computational Physics 354, 2018, Algorithms 1-3 (auction with eps-scaling, volume bounds).
+    Computational Physics 354, 2018, Algorithms 1-3 (the scheme and its volume bounds; their
+    auction is replaced here by the min-cost flow). Ahuja, Magnanti & Orlin, Network Flows,
+    1993, ch. 9 (successive shortest paths).
     """
 
     _parameter_constraints = {**_GraphLearner._parameter_constraints,
@@ -98,6 +104,8 @@ class VolumeMBO(_GraphLearner):
         self.n_iter_ = info["iterations"]
         self.converged_ = self.temperature > 0 or self.n_iter_ < self.max_iter
         self.stop_reason_ = "tol" if self.temperature == 0 and self.converged_ else "max_iter"
+        if self.temperature == 0:  # with noise the steps are a fixed number: no criterion
+            self.criteria_ = {"relative energy decrease": (info["energy_decrease"], self.tol)}
         frac = np.bincount(labels, minlength=n_classes) / labels.size
         self.fit_metrics_["energy"] = info["energy"]
         self.fit_metrics_["volume_misfit"] = float(np.abs(frac - priors).max())
