@@ -475,7 +475,6 @@ def add_rows(out, psi, rows):
             out[q, c] += psi[r, c]
 
 
-
 @njit(cache=True, nogil=True, boundscheck=False)
 def projection_weights(u, w, priors, step, tol, max_iter):
     """PoissonMBO's volume projection (:func:`gssl.optim.graph_learning.volume_label_projection`):

@@ -193,6 +193,15 @@ def _psi_row(indptr, indices, data, V, psi, i):
             psi[i, c + 2] = s2
 
 
+@njit(cache=True, nogil=True, boundscheck=False, inline="always")
+def _diffuse_rows(indptr, indices, data, labels, V, psi):
+    """Every row of V = Ws U and then of psi = Ws V, in place."""
+    for i in range(indptr.size - 1):
+        _v_row(indptr, indices, data, labels, V, i)
+    for i in range(indptr.size - 1):
+        _psi_row(indptr, indices, data, V, psi, i)
+
+
 @njit(cache=True, nogil=True, boundscheck=False)
 def diffuse_indicators(indptr, indices, data, labels, k):
     """psi = Ws (Ws U) with U the one-hot (n, k) indicator of ``labels`` and Ws given in CSR
@@ -205,10 +214,7 @@ def diffuse_indicators(indptr, indices, data, labels, k):
     n = indptr.size - 1
     V = np.empty((n, k))
     psi = np.empty((n, k))
-    for i in range(n):
-        _v_row(indptr, indices, data, labels, V, i)
-    for i in range(n):
-        _psi_row(indptr, indices, data, V, psi, i)
+    _diffuse_rows(indptr, indices, data, labels, V, psi)
     return psi, V
 
 
@@ -228,10 +234,7 @@ def diffuse_changes(indptr, indices, data, tindptr, tindices, old, labels, V, ps
         if old[s] != labels[s]:
             changed += 1
     if changed * 8 > n:
-        for i in range(n):
-            _v_row(indptr, indices, data, labels, V, i)
-        for i in range(n):
-            _psi_row(indptr, indices, data, V, psi, i)
+        _diffuse_rows(indptr, indices, data, labels, V, psi)
         return n
     rows = np.empty(n, np.int64)
     n_rows = 0
@@ -261,6 +264,15 @@ def diffuse_changes(indptr, indices, data, tindptr, tindices, old, labels, V, ps
 
 
 # -- multiclass MBO's eigensolver ----------------------------------------------------------------
+@njit(cache=True, nogil=True, boundscheck=False, inline="always")
+def _row_dot(indptr, indices, data, x, i):
+    """(S x)[i], summed over the row in CSR order."""
+    s = 0.0
+    for jj in range(indptr[i], indptr[i + 1]):
+        s += data[jj] * x[indices[jj]]
+    return s
+
+
 @njit(cache=True, nogil=True, boundscheck=False)
 def chebyshev_filter(indptr, indices, data, x, degree, c0, c1, out, prev, cur):
     """T_degree(c1 S + c0 I) x for S in CSR (``indptr``, ``indices``: uint32, half the bytes of
@@ -271,17 +283,11 @@ def chebyshev_filter(indptr, indices, data, x, degree, c0, c1, out, prev, cur):
     iteration on this polynomial of W_s (:func:`gssl.optim.mbo.normalized_eigenpairs`)."""
     n = x.size
     for i in range(n):
-        s = 0.0
-        for jj in range(indptr[i], indptr[i + 1]):
-            s += data[jj] * x[indices[jj]]
         prev[i] = x[i]
-        cur[i] = c1 * s + c0 * x[i]
+        cur[i] = c1 * _row_dot(indptr, indices, data, x, i) + c0 * x[i]
     for _ in range(degree - 1):
         for i in range(n):
-            s = 0.0
-            for jj in range(indptr[i], indptr[i + 1]):
-                s += data[jj] * cur[indices[jj]]
-            out[i] = 2.0 * (c1 * s + c0 * cur[i]) - prev[i]
+            out[i] = 2.0 * (c1 * _row_dot(indptr, indices, data, cur, i) + c0 * cur[i]) - prev[i]
         prev, cur, out = cur, out, prev
     return cur
 
