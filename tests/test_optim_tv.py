@@ -222,3 +222,78 @@ def test_tv_prox_wrapper_matches_rof_prox_and_counts_iterations():
     np.testing.assert_array_equal(g2, r2)
     np.testing.assert_array_equal(p1, i1["p"])
     assert prox.iterations == i1["iterations"] + i2["iterations"]
+
+
+def test_iteration_log_stops_on_change_and_residual():
+    from gssl.optim.tv_admm import IterationLog
+
+    log = IterationLog(1e-3)
+    assert not log.record(1, 0.0, 1e-4, residual=0.1)              # g still, f not yet on it
+    assert log.record(2, 0.0, 1e-4, residual=1e-4)
+    assert log.converged and log.stop_reason == "relative change and residual"
+    assert log.history[-1]["residual"] == 1e-4
+    plain = IterationLog(1e-3)
+    assert plain.record(1, 0.0, 1e-4) and plain.stop_reason == "relative change"
+
+
+class _RidgeStep:
+    """f-step of E(F) = lam/2 ||F||^2: F = argmin E + rho/2 ||F - (G - Lm/rho)||^2."""
+
+    def __init__(self, lam, rho):
+        self.lam, self.rho, self.alpha = lam, rho, None
+
+    def __call__(self, G, Lm):
+        return (self.rho * G - Lm) / (self.rho + self.lam)
+
+    def objective(self, F):
+        return 0.5 * self.lam * np.sum(F ** 2)
+
+
+def test_simplex_admm_meets_the_simplex_constraint_with_pinned_rows():
+    """min lam/2 ||G||^2 on the simplex with two rows pinned: the free rows go to the uniform
+    point 1/C, the pinned rows stay, f = g at the end (residual < tol); make_step is asked for
+    the f-step at each penalty the run used, and the penalty never falls."""
+    from gssl.optim.tv_admm import simplex_admm
+
+    rng = np.random.default_rng(0)
+    G0 = project_simplex(rng.random((20, 3)))
+    lab = np.zeros(20, bool)
+    lab[[0, 5]] = True
+    rows = np.eye(3)[[0, 2]]
+    asked = []
+
+    def make_step(rho):
+        asked.append(rho)
+        return _RidgeStep(5.0, rho)
+
+    run = simplex_admm(make_step, G0, 1.0, max_iter=500, tol=1e-8, pinned=(lab, rows))
+    assert run.log.converged and run.log.history[-1]["residual"] < 1e-8
+    np.testing.assert_array_equal(run.scores[lab], rows)
+    np.testing.assert_allclose(run.scores[~lab], 1 / 3, atol=1e-6)
+    np.testing.assert_allclose(run.F, run.scores, atol=1e-7)
+    used = sorted({h["penalty"] for h in run.log.history})
+    assert asked[0] == 1.0 and set(used) <= set(asked)
+    pen = [h["penalty"] for h in run.log.history]
+    assert all(b >= a for a, b in zip(pen, pen[1:]))
+
+
+def test_the_sphere_cannot_be_a_constraint_on_the_simplex():
+    """Why the multiplier must not follow the sphere point: rows on the simplex have
+    sum_k g_ik^2 <= 1, so sum_k ||g^k||^2 <= N, while every column on the sphere of radius
+    sqrt(N) gives C N. The balance step keeps the sphere's effect without the constraint: its
+    direction is the gradient of B(G) = sum_k (R ||g^k|| - ||g^k||^2 / 2)."""
+    from gssl.optim.tv_admm import sphere
+
+    rng = np.random.default_rng(1)
+    G = project_simplex(rng.normal(size=(50, 4)))
+    assert np.sum(G ** 2) <= 50 + 1e-9
+    assert np.sum(sphere(G, np.sqrt(50)) ** 2) == pytest.approx(4 * 50)
+
+    def B(M):
+        nrm = np.linalg.norm(M, axis=0)
+        return float(np.sum(np.sqrt(50) * nrm - 0.5 * nrm ** 2))
+
+    E = rng.normal(size=G.shape)
+    eps = 1e-6
+    numeric = (B(G + eps * E) - B(G - eps * E)) / (2 * eps)
+    assert numeric == pytest.approx(np.sum((sphere(G, np.sqrt(50)) - G) * E), rel=1e-6)

@@ -321,3 +321,103 @@ def test_a_truncated_job_output_is_named_with_the_fix(tmp_path):
     path.write_text(json.dumps({"dataset": "d", "splits": [{"split": 0, "metrics": {}}]})[:30])
     with pytest.raises(CacheError, match=f"{path} is not a complete solve-job output.*delete it and rerun"):
         load_runs([path])
+
+
+def test_a_cell_no_better_than_chance_is_marked_listed_and_explained_once():
+    """Issue 32: a mean error at or above the error at chance of the scored points (always the
+    largest class: chance_error_<set>_mean, fit_split's per-split metric averaged) is marked ▽
+    in markdown and HTML, listed under "Flagged cells", and the legend explains the mark once;
+    other cells, and tables without the column, are left as they were."""
+    rows = [dict(_row("mbo", "lpc1", 93.9, 1.0, 3), chance_error_unlabeled_mean=90.0),
+            dict(_row("mbo", "lpc5", 60.0, 1.0, 3), chance_error_unlabeled_mean=60.0),   # exactly
+            dict(_row("laplace", "lpc1", 89.9, 1.0, 3), chance_error_unlabeled_mean=90.0),
+            dict(_row("laplace", "lpc5", 20.0, 1.0, 3), chance_error_unlabeled_mean=60.0),
+            # an unbalanced two-class cell: 1/C would say 50 %, the largest class says 30 %
+            dict(_row("svm", "lpc1", 35.0, 1.0, 3, graph="two"), chance_error_unlabeled_mean=30.0)]
+    table = pd.DataFrame(rows)
+    entry = {"methods": ["mbo", "laplace", "svm"], "protocols": ["lpc1", "lpc5"]}
+    md = markdown(table, "demo", entry)
+    marked = [line for line in md.splitlines() if line.startswith("| ")]
+    assert "93.90 ± 1.00 (n=3) ▽ below chance" in md and "60.00 ± 1.00 (n=3) ▽ below chance" in md
+    assert "35.00 ± 1.00 (n=3) ▽ below chance" in md
+    assert sum(line.count("▽") for line in marked) == 3              # 89.9 and 20.0 are not marked
+    legend = [line for line in md.splitlines() if line.startswith("▽ below chance:")]
+    assert len(legend) == 1 and "largest class among the scored points" in legend[0]
+    listed = md.split("## Flagged cells")[1]
+    assert "digits · l2 · knn10 · mbo · lpc1: below chance (mean 93.90 %, chance 90.00 %)" in listed
+    assert listed.count("below chance") == 3
+    page = html(table, "demo", entry)
+    assert page.count("&#9661; below chance") == 4                   # three cells, one legend
+    assert "<h2>Flagged cells</h2>" in page and page.count("<li>") == 3
+    assert "▽" not in markdown(table.drop(columns="chance_error_unlabeled_mean"), "demo", entry)
+    ok = table[table["error_unlabeled_mean"] < 30]
+    assert "▽" not in markdown(ok, "demo", entry) and "Flagged" not in markdown(ok, "demo", entry)
+
+
+def test_a_purity_at_the_largest_class_share_is_below_chance():
+    rows = [{"dataset": "d", "prep": "p", "graph": "g", "method": m, "protocol": "all",
+             "purity_mean": v, "purity_std": 0.0, "n_splits": 2, "chance_error_unlabeled_mean": 70.0}
+            for m, v in (("one_cluster", 30.0), ("mtv", 80.0))]
+    md = markdown(pd.DataFrame(rows), "demo", {"methods": ["one_cluster", "mtv"]})
+    assert "30.00 ± 0.00 (n=2) ▽" in md and "80.00 ± 0.00 (n=2)** |" in md
+    assert "one_cluster · all: below chance (mean 30.00 %, chance 30.00 %)" in md
+
+
+def test_cells_with_splits_that_did_not_converge_are_marked_and_listed():
+    """converged_mean (the share of converged splits) -> "⚠ k/n not converged" in the cell, one
+    legend line, the list at the end; all converged (or no column): nothing."""
+    rows = [dict(_row("tv", "lpc1", 5.0, 1.0, 20), converged_mean=0.85),       # 3 of 20
+            dict(_row("tv", "lpc5", 4.0, 1.0, 10), converged_mean=1.0),
+            dict(_row("rls", "lpc1", 9.0, 1.0, 20), converged_mean=1.0)]
+    table = pd.DataFrame(rows)
+    entry = {"methods": ["tv", "rls"], "protocols": ["lpc1", "lpc5"]}
+    md = markdown(table, "demo", entry)
+    assert "5.00 ± 1.00 (n=20) ⚠ 3/20 not converged" in md
+    assert sum(line.count("⚠") for line in md.splitlines() if line.startswith("| ")) == 1
+    assert len([line for line in md.splitlines() if line.startswith("⚠ k/n not converged:")]) == 1
+    assert "- digits · l2 · knn10 · tv · lpc1: 3 of 20 splits not converged" in md
+    page = html(table, "demo", entry)
+    assert "&#9888; 3/20 not converged" in page and "gssl.converged = false" in page
+    assert "<li>digits &#183; l2 &#183; knn10 &#183; tv &#183; lpc1: 3 of 20 splits not converged</li>" in page
+    assert "⚠" not in markdown(table.assign(converged_mean=1.0), "demo", entry)
+    assert "⚠" not in markdown(table.drop(columns="converged_mean"), "demo", entry)
+
+
+def test_fit_split_records_chance_error_and_converged(tmp_path):
+    """The solve job's metrics carry chance_error_<set> (the error of always answering the
+    largest class of the scored points: the tables' below-chance mark) and converged (0 where
+    the solver stopped on its iteration limit and warned)."""
+    import warnings
+
+    from sklearn.exceptions import ConvergenceWarning
+
+    from gssl.graphs import build_graph
+    from gssl.metrics import split_statistics
+    from gssl.pipeline import stages
+    from gssl.splits import LABELED, UNLABELED
+
+    X, y = np.random.default_rng(0).normal(size=(40, 2)), np.repeat([0, 1, 2], [20, 10, 10])
+    X[y == 1] += 6
+    X[y == 2] -= 6
+
+    class FakeCell:
+        pass
+
+    cell = FakeCell()
+    cell.y, cell.n_classes, cell.graph = y, 3, build_graph(X, k=5)
+    cell.roles = np.full((1, 40), UNLABELED)
+    cell.roles[0, [0, 20, 30]] = LABELED
+    cell.splits_path = tmp_path / "splits"
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", ConvergenceWarning)          # a converged fit: no warning
+        done = stages.fit_split(cell, 0, {"solver": "laplace", "params": {}})
+    # scored: 19 of class 0, 9 and 9 of the others -> 100 (1 - 19/37) %
+    assert done["metrics"]["chance_error_unlabeled"] == pytest.approx(100 * 18 / 37)
+    assert done["metrics"]["converged"] == 1.0 and "n_classes" not in done["metrics"]
+    with pytest.warns(ConvergenceWarning, match="LabelSpreadingBaseline did not converge"):
+        short = stages.fit_split(cell, 0, {"solver": "label_spreading",
+                                           "params": {"n_neighbors": 5, "max_iter": 1}})
+    assert short["metrics"]["converged"] == 0.0 and short["converged"] is False
+    stats = split_statistics([done["metrics"], short["metrics"]])
+    assert stats["n_not_converged"] == 1 and stats["not_converged_share"] == 0.5
+    assert stats["chance_error_unlabeled_mean"] == pytest.approx(100 * 18 / 37)

@@ -295,3 +295,86 @@ def test_label_spreading_on_the_given_graph_is_sklearns_on_its_own_graph():
     assert not np.allclose(other.decision_function_, own.decision_function_)
     with pytest.raises(SolverError, match="no out-of-sample extension"):
         given.predict(X[:3])
+
+
+# ----------------------------------------------------------------------------- convergence warnings
+# one per iterative family, each stopped on its limit: (solver, params)
+STOPPED = [
+    ("tv_rls", {"max_iter": 1}), ("tv_svm", {"max_iter": 1}),                  # simplex ADMM
+    ("cheeger_rls", {"max_iter": 1}), ("cheeger_svm", {"max_iter": 1}),        # Cheeger
+    ("lap_rls_simplex", {"max_iter": 1}), ("lap_svm_mc", {"max_iter": 1}),     # Lap simplex
+    ("lapsvm_pcg", {"max_iter": 1}), ("laprlsc", {"method": "pcg", "max_iter": 1}),  # PCG
+    ("lapsvm_newton", {"max_iter": 1}),                                         # Newton
+    ("laplace", {"max_iter": 1}), ("poisson", {"max_iter": 1}),                # CG
+    ("poisson_mbo", {"max_iter": 1}), ("plaplace", {"max_iter": 1}),           # p-Laplace sweeps
+    ("volume_mbo", {"max_iter": 1, "temperature": 0.0}),                        # MBO
+    ("ssdl_ga", {"max_iter": 1}), ("sc_svm", {"max_iter": 1}),                 # SSDL alternation
+    ("label_spreading", {"max_iter": 1}),                                       # scikit-learn's
+    ("mtv", {"max_iter": 1, "n_trials": 1}), ("kmeans", {"max_iter": 1, "n_init": 1}),  # clustering
+]
+
+
+@pytest.mark.parametrize("name, params", STOPPED, ids=[n for n, _ in STOPPED])
+def test_an_iterative_solver_stopped_by_max_iter_warns_once(blobs, name, params):
+    """Issue 32: a fit that stops on its iteration limit without meeting its criterion is never
+    silent: one ConvergenceWarning (from gssl.solvers.base.warn_not_converged) naming the solver,
+    how it stopped, its criterion with the last value and tolerance, and the parameter to change;
+    converged_ is False and criteria_ holds what the message reports."""
+    import warnings
+
+    g, y, yl = blobs
+    extra = {"n_atoms": 10, "k": 4} if name in ("ssdl_ga", "sc_svm") else {}
+    est = make_solver(name, {**params, **extra})
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        est.fit(g, yl, n_classes=3)
+    conv = [w for w in caught if issubclass(w.category, ConvergenceWarning)]
+    assert not est.converged_ and est.criteria_
+    assert len(conv) == 1, [str(w.message) for w in conv]
+    text = str(conv[0].message)
+    assert text.startswith(f"{type(est).__name__} did not converge") and "Increase max_iter" in text
+    criterion, (value, tol) = next(iter(est.criteria_.items()))
+    assert f"{criterion} = " in text
+    assert (tol if isinstance(tol, str) else f"tol {tol:.3g}") in text
+    assert conv[0].filename == __file__                # points at the caller's fit
+
+
+def test_the_warning_names_the_criteria_last_values():
+    class Stopped(KernelRLS):
+        def _fit(self, graph, codes, n_classes):
+            self.n_iter_, self.converged_, self.stop_reason_ = 7, False, "max_iter"
+            self.criteria_ = {"residual": (0.25, 1e-4), "errors": (3, "stop when they stop falling")}
+            return np.zeros((codes.size, n_classes))
+
+    with pytest.warns(ConvergenceWarning, match=r"Stopped did not converge after 7 iterations "
+                                                r"\(stop: max_iter\): residual = 0\.25 \(tol 0\.0001\), "
+                                                r"errors = 3 \(stop when they stop falling\)"):
+        Stopped().fit(*_tiny())
+
+
+@pytest.mark.parametrize("name, params", [
+    ("multiclass_mbo", {}),                          # a fixed number of MBO steps
+    ("volume_mbo", {"max_iter": 3}),                 # with noise: a fixed number of steps
+    ("mtv", {"max_iter": 5, "rel_tol": 0.0, "n_trials": 1}),   # rel_tol 0: a fixed budget
+    ("lapsvm_pcg", {"stopping": "stability", "check_every": 1}),  # its early stop met its rule
+    ("rls", {}), ("laplace", {}), ("spectral_clustering", {}),
+])
+def test_converged_fixed_budget_and_direct_fits_do_not_warn(blobs, name, params):
+    import warnings
+
+    g, y, yl = blobs
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", ConvergenceWarning)
+        assert make_solver(name, params).fit(g, yl, n_classes=3).converged_
+
+
+def test_label_spreading_warns_once_from_the_base_class(blobs):
+    """scikit-learn's own warning (no solver, no criterion) gives way to the base class's."""
+    import warnings
+
+    g, y, yl = blobs
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        LabelSpreadingBaseline(n_neighbors=7, max_iter=2).fit(g, yl, 3)
+    conv = [str(w.message) for w in caught if issubclass(w.category, ConvergenceWarning)]
+    assert len(conv) == 1 and conv[0].startswith("LabelSpreadingBaseline did not converge after 2")

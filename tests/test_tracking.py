@@ -455,3 +455,28 @@ def test_a_server_that_stops_answering_is_not_called_again_and_is_named(store, t
     summarize(uri, ids["exp_a"], "exp_a", [rid for t in logged[str(path)] for rid in (t["run"], *t["children"])], [])
     left = [r for r in _client(uri).search_runs([ids["exp_a"]]) if r.info.run_id == runs[0].info.run_id]
     assert left[0].info.status == "KILLED" and left[0].data.tags[SUPERSEDED_TAG] == "true"
+
+
+def test_split_runs_are_tagged_converged_and_cell_runs_count_the_others(store, tmp_path):
+    """Issue 32: a solve job's split runs carry gssl.converged ("true" / "false"; none where the
+    solver does not say) and its cell run the number and share of splits that did not converge."""
+    from gssl.tracking.job_runs import JobRuns
+
+    uri, ids = store
+    runs = JobRuns({"experiment": "exp_a", "dataset": "d", "prep": "p", "graph": "g", "method": "m",
+                    "protocol": "lpc1"}, [0, 1, 2], True, "solve", "evaluation", "abc",
+                   str(tmp_path / "out.json"), {}, {"graph": {}, "preprocessing": {}, "protocol": {},
+                                                    "seed": 0})
+    results = [{"split": i, "method": {"solver": "tv_rls"}, "chosen": None, "history": [],
+                "predictions": [0], "stop_reason": "max_iter", "converged": c,
+                "metrics": {"error_unlabeled": 1.0, "converged": float(bool(c)), "fit_seconds": 0.1}}
+               for i, c in enumerate([True, False, None])]
+    results[2]["metrics"].pop("converged")
+    tree = runs.evaluation({"solver": "tv_rls"}, results, {})
+    assert tree["run"]["metrics"]["n_not_converged"] == 1.0
+    assert tree["run"]["metrics"]["not_converged_share"] == 0.5       # of the splits that say
+    parent, children = log_cell(uri, ids["exp_a"], tree["run"], tree["children"])
+    c = _client(uri)
+    tags = [c.get_run(rid).data.tags.get("gssl.converged") for rid in children]
+    assert tags == ["true", "false", None]
+    assert c.get_run(parent).data.metrics["n_not_converged"] == 1.0

@@ -356,3 +356,87 @@ def test_every_parameter_declared_keyword_only_and_cloneable(name):
 def test_invalid_parameters_raise_config_error(name, params):
     with pytest.raises(ConfigError):
         make_solver(name, params)
+
+
+# ---- issue 32: the multiclass split ADMM has a feasible fixed point -----------------------------
+def _digits_one_label_per_class(n=None, seed=100):
+    """scikit-learn's digits (the first n points), one label per class drawn as tests/
+    test_defaults.py draws them (the issue's reproduction: seed 100)."""
+    from sklearn.datasets import load_digits
+
+    import gssl
+
+    X, y = load_digits(return_X_y=True)
+    X, y = (X, y) if n is None else (X[:n], y[:n])
+    rng = np.random.default_rng(seed)
+    lab = np.concatenate([rng.choice(np.flatnonzero(y == c), 1, replace=False) for c in range(10)])
+    y_train = np.full(y.size, -1)
+    y_train[lab] = y[lab]
+    return gssl.build_graph(X, k=10), y, y_train
+
+
+def _fit_recording(name, params, graph, y_train):
+    import warnings
+
+    from sklearn.exceptions import ConvergenceWarning
+
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        est = make_solver(name, params).fit(graph, y_train)
+    return est, [w for w in caught if issubclass(w.category, ConvergenceWarning)]
+
+
+@pytest.mark.parametrize("lam", [0.01, 1.0])
+@pytest.mark.parametrize("name", ["tv_rls", "tv_svm"])
+def test_multiclass_tv_meets_its_constraint_with_the_labels_pinned(three_clusters, name, lam):
+    """The multiplier follows the simplex point (the constraint set of (105)/(133)), so f = g is
+    met: the run stops on relative change and residual ||F - G|| / ||G|| < tol; the labeled rows
+    of g are their one-hot labels; no ConvergenceWarning."""
+    graph, y = three_clusters
+    codes = _one_label_each(y)
+    est, warned = _fit_recording(name, {"kernel": RBF, "lam": lam, "gamma": 1.0, "init": "parzen",
+                                        "radius": "sqrt_n"}, graph, codes)
+    assert est.converged_ and est.stop_reason_ == "relative change and residual" and not warned
+    last = est.history_[-1]
+    assert last["residual"] < est.tol and last["relative_change"] < est.tol
+    lab = codes >= 0
+    np.testing.assert_array_equal(est.decision_function()[lab], np.eye(3)[codes[lab]])
+    assert np.mean(est.predict() != y) == 0.0
+    penalties = [h["penalty"] for h in est.history_]
+    assert penalties[0] == est.r1 and all(b >= a for a, b in zip(penalties, penalties[1:]))
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name", ["tv_rls", "tv_svm"])
+def test_issue_32_reproduction_converges_with_the_labels_kept(name):
+    """The issue's case: lam = 1, gamma = 1, Parzen start, radius sqrt(n) on digits at one label
+    per class. Before: 0.4-11 % accuracy, labeled points lost, no warning (the multiplier chased
+    the sphere point, which no f on the simplex can equal). Now: converged, near the 89.8 % of
+    the lam = 0.01 regime, every labeled point kept."""
+    graph, y, y_train = _digits_one_label_per_class()
+    est, warned = _fit_recording(name, {"radius": "sqrt_n", "lam": 1.0, "gamma": 1.0,
+                                        "init": "parzen", "diffusion_dt": 1.0}, graph, y_train)
+    lab = y_train >= 0
+    pred = est.predict()
+    assert est.converged_ and not warned and est.history_[-1]["residual"] < est.tol
+    np.testing.assert_array_equal(pred[lab], y[lab])
+    assert np.mean(pred == y) >= 0.85
+
+
+@pytest.mark.parametrize("name", ["tv_rls", "tv_svm"])
+def test_lam_sweep_on_digits_keeps_the_labels_and_converges_or_warns(name):
+    """The issue's sweep, lam in {0.01, 0.1, 1, 10}, on 200 digits at one label per class (a few
+    seconds; the full set at lam = 1 is the slow test above): labeled points kept, the residual
+    below tol or one ConvergenceWarning, accuracy far above chance (the largest class: 11 %).
+    max_iter 100 keeps it short: lam <= 0.1 converge, lam >= 1 stop on the limit and warn."""
+    graph, y, y_train = _digits_one_label_per_class(200)
+    lab, u = y_train >= 0, y_train < 0
+    for lam in (0.01, 0.1, 1.0, 10.0):
+        est, warned = _fit_recording(name, {"radius": "sqrt_n", "lam": lam, "gamma": 1.0,
+                                            "init": "parzen", "diffusion_dt": 1.0, "max_iter": 100},
+                                     graph, y_train)
+        pred = est.predict()
+        np.testing.assert_array_equal(pred[lab], y[lab])
+        assert ((est.converged_ and est.history_[-1]["residual"] < est.tol and not warned)
+                or (not est.converged_ and len(warned) == 1)), (lam, est.stop_reason_)
+        assert np.mean(pred[u] == y[u]) >= 0.8, (lam, np.mean(pred[u] == y[u]))

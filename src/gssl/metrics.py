@@ -33,6 +33,15 @@ def error_rate(y_true, y_pred) -> float:
     return 100.0 * float(np.mean(y_true != y_pred))
 
 
+def chance_error(y_true) -> float:
+    """The error of always answering the largest class of y_true, 100 (1 - its share) %: the
+    chance level of error_rate on these points (a method at or above it learned nothing)."""
+    _, counts = np.unique(np.asarray(y_true).ravel(), return_counts=True)
+    if counts.size == 0:
+        raise ValueError("y_true must be non-empty")
+    return 100.0 * (1.0 - counts.max() / counts.sum())
+
+
 def macro_error(y_true, y_pred) -> float:
     """Mean over the classes of y_true of the per-class error rate (= 100 - balanced accuracy)."""
     y_true, y_pred = _pair(y_true, y_pred)
@@ -68,8 +77,9 @@ def clustering_accuracy(y_true, y_pred) -> float:
 
 def split_statistics(metrics: list[dict]) -> dict[str, float]:
     """A cell's statistics over its splits: ``<score>_mean``, ``_std`` (ddof 0, as the tables) and
-    ``_sem`` (standard error of the mean, ddof 1) of every error / purity score, the mean fit time
-    and ``n_splits``. Scores missing from some splits are summarised over the splits that have them."""
+    ``_sem`` (standard error of the mean, ddof 1) of every error / purity score, the mean fit time,
+    ``n_splits`` and the flags' statistics (:func:`_flag_statistics`). Scores missing from some
+    splits are summarised over the splits that have them."""
     out: dict[str, float] = {"n_splits": float(len(metrics))}
     names = dict.fromkeys(k for m in metrics for k in m if k.startswith(SCORE_PREFIXES))
     for name in names:
@@ -79,4 +89,18 @@ def split_statistics(metrics: list[dict]) -> dict[str, float]:
         out[f"{name}_sem"] = float(v.std(ddof=1) / np.sqrt(v.size)) if v.size > 1 else float("nan")
     if metrics and all("fit_seconds" in m for m in metrics):
         out["fit_seconds_mean"] = float(np.mean([m["fit_seconds"] for m in metrics]))
+    return {**out, **_flag_statistics(metrics)}
+
+
+def _flag_statistics(metrics: list[dict]) -> dict[str, float]:
+    """What the tables flag a cell by: ``n_not_converged`` and ``not_converged_share`` (splits whose
+    solver stopped on its iteration limit, metric ``converged`` 0) and ``chance_error_<set>_mean``
+    (the error at chance of the scored points, :func:`chance_error`)."""
+    out: dict[str, float] = {}
+    converged = [m["converged"] for m in metrics if "converged" in m]
+    if converged:
+        out["n_not_converged"] = float(sum(not c for c in converged))
+        out["not_converged_share"] = out["n_not_converged"] / len(converged)
+    for name in dict.fromkeys(k for m in metrics for k in m if k.startswith("chance_error_")):
+        out[f"{name}_mean"] = float(np.mean([m[name] for m in metrics if name in m]))
     return out

@@ -124,6 +124,8 @@ class PaperTable:
     stat: pd.DataFrame | None = None  # the paper's one-split statistic (paper_statistic)
     stat_label: str = ""
     tied: pd.DataFrame | None = None  # not significantly worse than the setting's best (paired test)
+    chance: pd.DataFrame | None = None  # each cell's error at chance (chance_error_<set>_mean)
+    not_converged: pd.DataFrame | None = None  # each cell's splits stopped on their iteration limit
 
     def cell(self, method: str, protocol: str) -> str | None:
         """``"mean ± std (n=N, SE s)"`` in the metric's unit (%), followed by the paper's value and
@@ -147,8 +149,34 @@ class PaperTable:
         tied = self.tied.at[method, protocol] if self.tied is not None else np.nan
         if not pd.isna(tied) and bool(tied) and method not in self.best(protocol):
             ours += " ≈"
+        if self.below_chance(method, protocol):
+            ours += f" {BELOW_CHANCE}"
+        if self.n_not_converged(method, protocol):
+            ours += (f" {NOT_CONVERGED} {self.n_not_converged(method, protocol)}/"
+                     f"{int(self.n.at[method, protocol])} not converged")
         ref = self.ref.at[method, protocol] if self.ref is not None else np.nan
         return ours, ("" if pd.isna(ref) else f"paper {ref:.2f} (Δ {mean - ref:+.2f})")
+
+    def chance_level(self, method: str, protocol: str) -> float:
+        """The metric's value at chance, always answering the largest class of the scored
+        points: the error 100 (1 - its share) %, or the share itself for purity / clustering
+        accuracy; NaN where unknown."""
+        chance = self.chance.at[method, protocol] if self.chance is not None else np.nan
+        return 100.0 - chance if self.metric.startswith(HIGHER_IS_BETTER) else chance
+
+    def below_chance(self, method: str, protocol: str) -> bool:
+        """Whether the cell's mean is no better than chance (:meth:`chance_level`)."""
+        mean, level = self.mean.at[method, protocol], self.chance_level(method, protocol)
+        if pd.isna(mean) or pd.isna(level):
+            return False
+        if self.metric.startswith(HIGHER_IS_BETTER):
+            return bool(mean <= level + 1e-9)
+        return bool(mean >= level - 1e-9)
+
+    def n_not_converged(self, method: str, protocol: str) -> int:
+        """How many of the cell's splits stopped on their iteration limit (0 where unknown)."""
+        k = self.not_converged.at[method, protocol] if self.not_converged is not None else np.nan
+        return 0 if pd.isna(k) else int(k)
 
     def label(self, method: str) -> str:
         """The method's row label: marked † when it was tuned on the scored points."""
@@ -184,12 +212,26 @@ def paper_tables(table: pd.DataFrame, entry: dict, metric: str | None = None) ->
         stat = (grid("paper_statistic") if "paper_statistic" in sub
                 and sub["paper_statistic"].notna().any() else None)
         tied = grid("tied_with_best").astype(object) if "tied_with_best" in sub else None
+        chance = _chance_column(metric)
+        chance = grid(chance) if chance in sub and sub[chance].notna().any() else None
+        # converged_mean: the share of converged splits (fit_split's converged, 1 or 0)
+        not_converged = (((1.0 - grid("converged_mean")) * grid("n_splits")).round()
+                         if "converged_mean" in sub else None)
         out.append(PaperTable(ds, prep, graph, metric, methods, protocols,
                               grid(f"{metric}_mean"), grid(f"{metric}_std"), grid("n_splits"),
                               sem, ref, frozenset(tuned_on_scored_points(entry)), stat,
                               (entry.get("paper_statistic") or {}).get("label", "paper's statistic"),
-                              tied))
+                              tied, chance, not_converged))
     return out
+
+
+def _chance_column(metric: str) -> str | None:
+    """The column holding the error at chance of the points ``metric`` scores: error_<set> ->
+    chance_error_<set>_mean; purity and clustering accuracy score the unlabeled points. None for
+    the other metrics (a macro error's chance level is not the largest class's)."""
+    if metric.startswith("error_"):
+        return f"chance_{metric}_mean"
+    return "chance_error_unlabeled_mean" if metric.startswith(HIGHER_IS_BETTER) else None
 
 
 def tuned_on_scored_points(entry: dict) -> list[str]:
@@ -251,6 +293,45 @@ def _legend_notes(entry: dict) -> list[str]:
     return notes
 
 
+BELOW_CHANCE = "▽ below chance"
+NOT_CONVERGED = "⚠"
+
+
+def _flagged(tables) -> list[tuple]:
+    """(table, method, protocol, below chance, splits not converged) of every flagged cell."""
+    return [(t, m, p, t.below_chance(m, p), t.n_not_converged(m, p))
+            for t in tables for m in t.methods for p in t.protocols
+            if t.below_chance(m, p) or t.n_not_converged(m, p)]
+
+
+def _flag_notes(tables) -> list[str]:
+    """The legend's one line per flag that some cell carries."""
+    flagged = _flagged(tables)
+    notes = []
+    if any(f[3] for f in flagged):
+        notes.append(f"{BELOW_CHANCE}: no better than chance -- the mean error is at or above that "
+                     "of always answering the largest class among the scored points, 100 (1 - its "
+                     "share) % (a purity or clustering accuracy at or below that share); no result "
+                     "to rank (docs/benchmarks.md, low label rates, explains multiclass MBO's).")
+    if any(f[4] for f in flagged):
+        notes.append(f"{NOT_CONVERGED} k/n not converged: k of the cell's n splits stopped on their "
+                     "solver's iteration limit without meeting its criterion (a ConvergenceWarning; "
+                     "MLflow split runs tagged gssl.converged = false); the mean includes their last "
+                     "iterates.")
+    return notes
+
+
+def _flag_list(tables) -> list[str]:
+    """The flagged cells, one line each (the list at the end of markdown() and html())."""
+    lines = []
+    for t, m, p, below, k in _flagged(tables):
+        what = ([f"below chance (mean {t.mean.at[m, p]:.2f} %, chance "
+                 f"{t.chance_level(m, p):.2f} %)"] if below else []) + (
+            [f"{k} of {int(t.n.at[m, p])} splits not converged"] if k else [])
+        lines.append(f"{t.dataset} · {t.prep} · {t.graph} · {m} · {p}: {'; '.join(what)}")
+    return lines
+
+
 def _tied_note(experiment: str) -> str:
     """What ≈ marks, and where the tests are (the bold rule is in the cells' legend: said once)."""
     return ("≈: not significantly worse than the best on the same splits (two-sided Wilcoxon "
@@ -285,7 +366,9 @@ def markdown(table: pd.DataFrame, experiment: str, entry: dict, metric: str | No
     lines += [f"{note}\n" for note in _legend_notes(entry)]
     if "tied_with_best" in table:
         lines += [f"{_tied_note(experiment)}\n"]
-    for t in paper_tables(table, entry, metric):
+    tables = paper_tables(table, entry, metric)
+    lines += [f"{note}\n" for note in _flag_notes(tables)]
+    for t in tables:
         lines += [f"## {t.dataset} · prep `{t.prep}` · graph `{t.graph}`", "",
                   "| method | " + " | ".join(t.protocols) + " |",
                   "|---|" + "---|" * len(t.protocols)]
@@ -293,7 +376,13 @@ def markdown(table: pd.DataFrame, experiment: str, entry: dict, metric: str | No
             cells = [_bold(t.cell(m, p), m in t.best(p)) or "–" for p in t.protocols]
             lines.append(f"| {t.label(m)} | " + " | ".join(cells) + " |")
         lines.append("")
+    flagged = _flag_list(tables)
+    if flagged:
+        lines += [f"## {FLAGGED_HEADING}", ""] + [f"- {line}" for line in flagged] + [""]
     return "\n".join(lines)
+
+
+FLAGGED_HEADING = "Flagged cells"
 
 
 def _num(x, spec=".2f") -> str:
@@ -448,7 +537,9 @@ def html(table: pd.DataFrame, experiment: str, entry: dict, metric: str | None =
     out += [f'<p class="legend">{e(note)}</p>' for note in _legend_notes(entry)]
     if "tied_with_best" in table:
         out.append(f'<p class="legend">{e(_tied_note(experiment))}</p>')
-    for t in paper_tables(table, entry, metric):
+    tables = paper_tables(table, entry, metric)
+    out += [f'<p class="legend">{e(note)}</p>' for note in _flag_notes(tables)]
+    for t in tables:
         out += ["<section>",
                 f"<h2>{e(t.dataset)} · prep <code>{e(t.prep)}</code> · graph "
                 f"<code>{e(t.graph)}</code></h2>",
@@ -470,6 +561,10 @@ def html(table: pd.DataFrame, experiment: str, entry: dict, metric: str | None =
                     row.append(f"<td{cls}>{e(parts[0])}{ref}</td>")
             out.append("".join(row) + "</tr>")
         out += ["</tbody>", "</table>", "</section>"]
+    flagged = _flag_list(tables)
+    if flagged:
+        out += ["<section>", f"<h2>{FLAGGED_HEADING}</h2>", "<ul>"]
+        out += [f"<li>{e(line)}</li>" for line in flagged] + ["</ul>", "</section>"]
     return _html_page(out)
 
 

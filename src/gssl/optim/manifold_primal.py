@@ -63,6 +63,7 @@ class PrimalResult:
     stop_reason: str
     history: list = field(default_factory=list)
     seconds: float = 0.0
+    criteria: dict = field(default_factory=dict)  # name -> (last value, tolerance) of the stop rule
 
 
 def _targets(y_lab):
@@ -184,13 +185,15 @@ def lapsvm_newton(K, M, lab, y_lab, gamma_A, gamma_I, max_iter=50, MK=None, M1=N
         new_E = (1.0 - y * f[lab]) > 0
         history.append({"iteration": it, "objective": obj, "n_error_vectors": int(new_E.sum()),
                         "step": step})
-        if np.array_equal(new_E, E):
+        changed = int(np.sum(new_E != E))
+        if not changed:
             converged, reason = True, "error vectors unchanged"
             break
         E = new_E
     f = K @ alpha + b
     return PrimalResult(alpha, b, f, obj, it, converged, reason, history,
-                        time.perf_counter() - t0)
+                        time.perf_counter() - t0,
+                        {"error vectors changed by the last step": (changed, "stop at 0")})
 
 
 def lapsvm_newton_ova(K, M, lab, Y_lab, gamma_A, gamma_I, max_iter=50, MK=None, M1=None):
@@ -228,7 +231,8 @@ def manifold_pcg(K, M, lab, y_lab, gamma_A, gamma_I, loss="squared_hinge",
 
     Preconditioner blockdiag(K, 1); Polak–Ribière directions with automatic restart; exact line
     search over the breakpoints of the squared hinge (closed form for the squared loss).
-    ``criterion`` (gssl.optim.pcg) decides early stopping; besides it the iteration ends when the
+    ``criterion`` (gssl.optim.pcg) decides early stopping (a stop by it counts as converged: the
+    rule the caller chose was met); besides it the iteration ends when the
     preconditioned gradient norm falls below ``tol`` times its initial value ("converged"), when
     the line search makes no progress, or after ``max_iter`` iterations (default 10 n).
     ``unlabeled``: node indices whose decisions the stability check compares (default: not
@@ -331,8 +335,10 @@ def manifold_pcg(K, M, lab, y_lab, gamma_A, gamma_I, loss="squared_hinge",
                 iteration=it, objective=obj, grad_norm=gn,
                 decisions=lambda: np.where(f[unlabeled] >= 0, 1, -1),
                 validation_errors=(val_errors if validation is not None else None))
-            if criterion(state):
-                reason = criterion.name
+            if criterion(state):  # the early stop met its rule: converged by that rule
+                converged, reason = True, criterion.name
                 break
+    crit = (criterion.progress() if criterion is not None
+            else {"relative gradient norm": (gn / gn0 if gn0 else 0.0, tol)})
     return PrimalResult(alpha, b, f.copy(), objective(), it, converged, reason, history,
-                        time.perf_counter() - t0)
+                        time.perf_counter() - t0, crit)

@@ -105,6 +105,11 @@ class StoppingCriterion:
     def reset(self) -> None:
         pass
 
+    def progress(self) -> dict:
+        """Name -> (last value, tolerance) of what the criterion measures: an estimator's
+        ``criteria_``, which its ConvergenceWarning reports (None: not measured yet)."""
+        return {}
+
     def __call__(self, state: IterationState) -> bool:
         raise NotImplementedError
 
@@ -140,6 +145,9 @@ class StabilityCheck(StoppingCriterion):
         self.last_changed = float(np.mean(prev != dec)) if dec.size else 0.0
         return self.last_changed <= self.tol
 
+    def progress(self):
+        return {"share of changed unlabeled decisions": (_measured(self.last_changed), self.tol)}
+
     def __call__(self, state):
         return state.iteration % self.every == 0 and self.check(state)
 
@@ -163,6 +171,9 @@ class ValidationCheck(StoppingCriterion):
         prev, self._last = self._last, err
         self.last_errors = err
         return prev is not None and err >= prev
+
+    def progress(self):
+        return {"validation errors": (self.last_errors, "stop when they stop decreasing")}
 
     def __call__(self, state):
         return state.iteration % self.every == 0 and self.check(state)
@@ -189,6 +200,9 @@ class MixedCheck(StoppingCriterion):
         b = self.validation.check(state)
         return a and b
 
+    def progress(self):
+        return {**self.stability.progress(), **self.validation.progress()}
+
 
 class GradientNormCheck(StoppingCriterion):
     """Stop when the preconditioned gradient norm falls below ``tol`` times its first value."""
@@ -202,13 +216,17 @@ class GradientNormCheck(StoppingCriterion):
         self.reset()
 
     def reset(self):
-        self._first = None
+        self._first, self.last = None, math.nan
 
     def __call__(self, state):
         if self._first is None:
             self._first = state.grad_norm
             return state.grad_norm == 0
+        self.last = state.grad_norm / self._first
         return state.grad_norm <= self.tol * self._first
+
+    def progress(self):
+        return {"relative gradient norm": (_measured(self.last), self.tol)}
 
 
 class ObjectiveDecreaseCheck(StoppingCriterion):
@@ -223,13 +241,23 @@ class ObjectiveDecreaseCheck(StoppingCriterion):
         self.reset()
 
     def reset(self):
-        self._prev = None
+        self._prev, self.last = None, math.nan
 
     def __call__(self, state):
         prev, self._prev = self._prev, state.objective
         if prev is None:
             return False
-        return (prev - state.objective) <= self.tol * max(abs(prev), np.finfo(float).tiny)
+        scale = max(abs(prev), np.finfo(float).tiny)
+        self.last = (prev - state.objective) / scale
+        return (prev - state.objective) <= self.tol * scale
+
+    def progress(self):
+        return {"relative objective decrease": (_measured(self.last), self.tol)}
+
+
+def _measured(value):
+    """A criterion's last value, None before its first check (NaN)."""
+    return None if value is None or math.isnan(value) else float(value)
 
 
 STOPPING = ("stability", "validation", "mixed", "gradient", "objective", "none")

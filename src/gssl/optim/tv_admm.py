@@ -4,15 +4,36 @@ Binary (one ±1 column y): ``binary_admm`` splits f = g = h with multipliers l1,
 (21)-(27) with the h-step ``RLSLabelStep`` (23), TV-SVM (73)-(80) with ``HingeLabelStep``, whose
 dual (75) has diagonal Q = I/r2 and is solved exactly (``qp_diagonal``). ``binary_two_starts``
 runs it from g0 and from -g0 and orients the result (``orientation``).
-Multiclass: ``simplex_admm`` = f-step, [TV prox], projection on the simplex, [sphere], multiplier
-update -- Lap-RLS (99)-(103) and TV-RLS (106)-(110) with ``RLSSimplexStep``, Lap-SVM (124)-(131)
-and TV-SVM (139)-(142) with ``HingeSimplexStep``.
+Multiclass: ``simplex_admm`` = f-step, [balance step], [TV prox], projection on the simplex
+[labeled rows pinned], multiplier update -- Lap-RLS (99)-(103) and TV-RLS (106)-(110) with
+``RLSSimplexStep``, Lap-SVM (124)-(131) and TV-SVM (139)-(142) with ``HingeSimplexStep``.
+
+The multiclass sphere step (110)/(142). The problems (105)/(133) constrain the split variable to
+the simplex only: f = g, sum_k g^k_i = 1, g >= 0. The sphere step rescales each column to radius
+R (sqrt(N) or N), but rows on the simplex have sum_k (g^k_i)^2 <= 1, so sum_k ||g^k||^2 <= N < C R^2:
+the simplex and the sphere do not intersect, and a multiplier updated against the rescaled point
+(the paper's steps read literally) chases a constraint no f can meet -- the residual never falls,
+the multiplier grows and pushes the points off their classes. Here the multiplier is updated
+against the simplex point (the constraint set of (105)), and the sphere step enters as what it does
+to the iterate: a step along the gradient of the balance term
+B(G) = sum_k (R ||g^k|| - ||g^k||^2 / 2), grad B = sphere(G) - G, with weight beta = r (the
+weight the literal step gives it at penalty r; it keeps a class from fading into the uniform
+point, which the convex problem (105) does at one label per class). The iteration is the ADMM of
+min E(f) + gamma TV(g) - beta B(g) s.t. f = g on the simplex, with B linearized at the current g
+in the g-step. Its fixed points do not depend on the penalty (up to the order of TV prox and
+projection, which the paper fixes), so the penalty rho starts at r and is multiplied by 4 when
+the primal residual stalls or runs far ahead of the dual one (``simplex_admm``; each change
+refactors the f-step): the non-convex balance term makes the iteration oscillate at a small
+penalty where the f-step cannot follow g (large lam), and at a small penalty f trails g for
+hundreds of iterations after g has stopped moving (all the simplex ADMMs, Lap-RLS/Lap-SVM too).
 
 Conventions the paper leaves open: graph TV ||Dg|| counts each edge once; hinge constraints apply
 to the labeled nodes only; multipliers start at 0 and follow the standard augmented Lagrangian
-update (the paper writes it for the binary case only); every iteration records its objective per
-outer iteration (``IterationLog``) and stops when the relative change of its main iterate falls
-below ``tol`` ("relative change") or after ``max_iter`` iterations ("max_iter").
+update (the paper writes it for the binary case only); the multiclass TV methods pin the labeled
+rows of g to their one-hot labels (as the Cheeger iteration does, (120)); every iteration records
+its objective per outer iteration (``IterationLog``) and stops when the relative change of its
+main iterate falls below ``tol`` -- multiclass: and the primal residual ||F - G|| / ||G|| too
+("relative change and residual") -- or after ``max_iter`` iterations ("max_iter").
 """
 
 from __future__ import annotations
@@ -33,7 +54,8 @@ __all__ = ["ADMMRun", "HingeLabelStep", "HingeSimplexStep", "IterationLog", "RLS
 
 
 class IterationLog:
-    """Per-iteration records of one run and its stop rule (relative change < tol)."""
+    """Per-iteration records of one run and its stop rule: relative change < tol, and, where a
+    ``residual`` is given (the multiclass ADMM's ||F - G|| / ||G||), residual < tol too."""
 
     def __init__(self, tol: float):
         self.tol = tol
@@ -41,15 +63,25 @@ class IterationLog:
         self.n_iter = 0
         self.converged, self.stop_reason = False, "max_iter"
 
-    def record(self, it, objective, change, **extra) -> bool:
+    def record(self, it, objective, change, residual=None, **extra) -> bool:
         """Append iteration ``it``; True when the run should stop."""
-        self.history.append({"iteration": it, "objective": float(objective),
-                             "relative_change": float(change), **extra})
+        rec = {"iteration": it, "objective": float(objective), "relative_change": float(change)}
+        if residual is not None:
+            rec["residual"] = float(residual)
+        self.history.append({**rec, **extra})
         self.n_iter = it
-        if change < self.tol:
-            self.converged, self.stop_reason = True, "relative change"
+        if change < self.tol and (residual is None or residual < self.tol):
+            self.converged = True
+            self.stop_reason = "relative change" if residual is None else "relative change and residual"
             return True
         return False
+
+    def criteria(self) -> dict:
+        """Name -> (last value, tol) of each criterion of the stop rule (an estimator's
+        ``criteria_``, which its ConvergenceWarning reports)."""
+        last = self.history[-1] if self.history else {}
+        return {k.replace("_", " "): (last[k], self.tol) for k in ("relative_change", "residual")
+                if k in last}
 
 
 @dataclass
@@ -262,24 +294,54 @@ class HingeSimplexStep:
         return hinge if self.penalty is None else hinge + self.penalty(F)
 
 
-def simplex_admm(fstep, Gs, r, *, max_iter, tol, prox=None, gamma=None, norm=None) -> ADMMRun:
-    """Multiclass ADMM with f = g from the simplex point Gs: F = fstep(G, Lm); Z = F + Lm / r,
-    [Z = TV prox of Z (weight gamma) when ``prox``]; Gs = P_simplex(Z); G = norm(Gs) (``norm``:
-    the sphere step, or None); Lm += r (F - G). Scores: the simplex points Gs (before the sphere
-    rescaling); F: the function f = K alpha."""
+ADAPT_EVERY, ADAPT_FACTOR, ADAPT_MAX, ADAPT_BALANCE = 5, 4.0, 8, 10.0  # ``simplex_admm``'s penalty rule
+
+
+def simplex_admm(make_step, Gs, r, *, max_iter, tol, prox=None, gamma=None, norm=None,
+                 pinned=None) -> ADMMRun:
+    """Multiclass ADMM with f = g, g on the simplex, from the simplex point Gs.
+
+    ``make_step(rho)``: the f-step at penalty rho (F = fstep(G, Lm), ``objective(F)``, ``alpha``).
+    Each iteration: F = fstep(Gs, Lm); Z = F + Lm / rho [+ (r / rho) (norm(Gs) - Gs): the balance
+    step where ``norm`` (the sphere) is given, see the module doc]; [Z = TV prox of Z, weight
+    gamma, when ``prox``]; Gs = P_simplex(Z) [``pinned`` = (mask, rows): those rows held at
+    ``rows``]; Lm += rho (F - Gs). Stops when the relative change of Gs and the primal residual
+    ||F - Gs|| / ||Gs|| are both below ``tol``. The penalty rho starts at r and, checked every
+    ``ADAPT_EVERY`` iterations, is multiplied by ``ADAPT_FACTOR`` (at most ``ADAPT_MAX`` times)
+    when the residual has not fallen since the last check or exceeds ``ADAPT_BALANCE`` times the
+    dual residual rho ||Gs - Gs_old|| / ||Gs|| (residual balancing, Boyd et al. 2011, 3.4.1, one
+    way only so that it stops): the fixed points do not depend on rho, a small rho leaves F
+    trailing G for hundreds of iterations while Gs no longer moves. Scores: the simplex points
+    Gs; F: f = K alpha."""
     n, C = Gs.shape
-    G = Gs if norm is None else norm(Gs)
+    Gs = np.array(Gs, dtype=np.float64)
+    lab = rows = None
+    if pinned is not None:
+        lab, rows = pinned
+        Gs[lab] = rows
+    rho, changes = float(r), 0
+    fstep = make_step(rho)
     Lm, p, log = np.zeros((n, C)), None, IterationLog(tol)
     for it in range(1, max_iter + 1):
-        F = fstep(G, Lm)                                                 # (100)/(107)/(129)/(139)
-        Z = F + Lm / r
+        F = fstep(Gs, Lm)                                                # (100)/(107)/(129)/(139)
+        alpha = fstep.alpha
+        Z = F + Lm / rho
+        if norm is not None:                                             # (110)/(142), see above
+            Z = Z + (r / rho) * (norm(Gs) - Gs)
         if prox is not None:
-            Z, p = prox(Z, gamma, r, p)                                  # (108)/(140)
-        Gs_new = project_simplex(Z)                                      # (102)/(109)/(130)/(141)
-        G_new = Gs_new if norm is None else norm(Gs_new)                # (110)/(142)
-        Lm += r * (F - G_new)
+            Z, p = prox(Z, gamma, rho, p)                                # (108)/(140)
+        if lab is not None:
+            Z[lab] = rows
+        Gs_new = project_simplex(Z, fixed=lab)                           # (102)/(109)/(130)/(141)
+        Lm += rho * (F - Gs_new)
         change = rel_change(Gs_new, Gs)
-        G, Gs = G_new, Gs_new
-        if log.record(it, fstep.objective(F), change):
+        residual = float(np.linalg.norm(F - Gs_new) / max(np.linalg.norm(Gs_new), 1e-300))
+        Gs = Gs_new
+        if log.record(it, fstep.objective(F), change, residual, penalty=rho):
             break
-    return ADMMRun(Gs, log, alpha=fstep.alpha, F=F)
+        if changes < ADAPT_MAX and it % ADAPT_EVERY == 0 and it > ADAPT_EVERY and (
+                residual >= log.history[-1 - ADAPT_EVERY]["residual"]        # stalled
+                or residual > ADAPT_BALANCE * rho * change):                 # dual far ahead
+            rho, changes = rho * ADAPT_FACTOR, changes + 1
+            fstep = make_step(rho)
+    return ADMMRun(Gs, log, alpha=alpha, F=F)

@@ -152,7 +152,8 @@ def fit_split(cell: Cell, split: int, method: dict, seed: int = 0) -> dict:
     """Fit one method on one split of a loaded cell; return metrics, history and predictions."""
     from sklearn.base import is_clusterer
 
-    from ..metrics import clustering_accuracy, error_rate, macro_error, purity, squared_hinge
+    from ..metrics import (chance_error, clustering_accuracy, error_rate, macro_error, purity,
+                           squared_hinge)
     from ..solvers.registry import make_solver
     from ..splits import LABELED, TEST, UNLABELED, UNSCORED, UNUSED, VALIDATION
 
@@ -163,7 +164,7 @@ def fit_split(cell: Cell, split: int, method: dict, seed: int = 0) -> dict:
     y_train = np.where(role == LABELED, y, -1)
     params = dict(method.get("params") or {})
     if "random_state" in _param_names(method["solver"]):
-        params.setdefault("random_state", seed)
+        params.setdefault("random_state", solver_seed(seed, split, role))
     est = make_solver(method["solver"], params)
     fit_kwargs = {}
     if (role == VALIDATION).any():  # held-out labels for early stopping / selection, never fitted
@@ -181,6 +182,8 @@ def fit_split(cell: Cell, split: int, method: dict, seed: int = 0) -> dict:
     pred = np.asarray(est.transduction_)
     metrics = {"fit_seconds": fit_seconds, "n_labeled": int((role == LABELED).sum()),
                "n_nodes": int(y.shape[0]), "n_iter": float(getattr(est, "n_iter_", 0) or 0)}
+    converged = getattr(est, "converged_", None)  # 0: stopped on its limit (ConvergenceWarning)
+    metrics["converged"] = 1.0 if converged is None else float(bool(converged))
     # solver-specific diagnostics an estimator chooses to expose (e.g. which start won)
     metrics.update({f"solver_{k}": float(v) for k, v in getattr(est, "fit_metrics_", {}).items()})
     if method.get("class_priors") is not None:  # the method-level prior correction of the scores
@@ -193,6 +196,7 @@ def fit_split(cell: Cell, split: int, method: dict, seed: int = 0) -> dict:
         if mask.any():
             metrics[f"error_{name}"] = error_rate(y[mask], pred[mask])
             metrics[f"macro_error_{name}"] = macro_error(y[mask], pred[mask])
+            metrics[f"chance_error_{name}"] = chance_error(y[mask])  # the tables' below-chance mark
     scores = getattr(est, "decision_function_", None)
     if "error_validation" in metrics and scores is not None and scores.ndim == 2 \
             and scores.shape[1] == len(getattr(est, "classes_", ())):  # class scores: a selection tie-break
@@ -210,6 +214,18 @@ def fit_split(cell: Cell, split: int, method: dict, seed: int = 0) -> dict:
     history = list(getattr(est, "history_", None) or [])
     return {"split": split, "metrics": metrics, "history": history, "predictions": pred.tolist(),
             "converged": getattr(est, "converged_", None), "stop_reason": getattr(est, "stop_reason_", None)}
+
+
+def solver_seed(seed: int, split: int, role) -> int:
+    """A stochastic solver's seed on one split. A split that labels no point (a repeat of an
+    unsupervised protocol) differs from the others only by this seed, so each gets its own, and
+    the repeats are independent trials (MTV's trials, issue 32) rather than copies; split 0 and
+    every labeled split keep the experiment's seed (their results are unchanged)."""
+    from ..splits import LABELED
+
+    if split == 0 or (np.asarray(role) == LABELED).any():
+        return seed
+    return int(np.random.SeedSequence([seed, split]).generate_state(1)[0])
 
 
 def _check_fitted(est, solver: str, n: int) -> None:

@@ -7,8 +7,11 @@ out-of-sample extension.
 
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin
+from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils.validation import check_is_fitted
 
 from ..errors import SolverError
@@ -42,9 +45,13 @@ class SemiSupervisedClassifier(ParamValidation, ClassifierMixin, BaseEstimator):
     history_ : list of dict
         Per-iteration records.
     converged_ : bool
-        Whether an iterative method met its criterion (direct solves: True).
+        Whether an iterative method met its criterion (direct solves: True); when it did not,
+        fit warns with scikit-learn's ``ConvergenceWarning`` (:func:`warn_not_converged`).
     stop_reason_ : str
         Why it stopped (direct solves: "direct solve").
+    criteria_ : dict
+        Name -> (last value, tolerance) of each stop criterion of an iterative method (empty for
+        direct solves): what the warning reports.
     fit_metrics_ : dict, optional
         Name -> number: solver diagnostics, logged as ``solver_<name>``.
     alternative_labels_ : dict
@@ -85,8 +92,11 @@ class SemiSupervisedClassifier(ParamValidation, ClassifierMixin, BaseEstimator):
             self._validation = (idx, np.searchsorted(classes, labels))
         self.n_iter_, self.history_ = 0, []
         self.converged_, self.stop_reason_ = True, "direct solve"  # iterative solvers overwrite
+        self.criteria_ = {}
         self._F_last = None
         out = self._fit(graph, codes, classes.size)
+        if not self.converged_:
+            warn_not_converged(self)
         scores, labels = out if isinstance(out, tuple) else (out, None)
         self.decision_function_ = np.asarray(scores, dtype=np.float64)
         self.transduction_ = (self._labels(self.decision_function_) if labels is None  # -1: abstained
@@ -235,6 +245,54 @@ class SemiSupervisedClassifier(ParamValidation, ClassifierMixin, BaseEstimator):
 
     def _labels(self, scores: np.ndarray) -> np.ndarray:
         return self.classes_[np.argmax(scores, axis=1)]
+
+
+def warn_not_converged(est) -> None:
+    """scikit-learn's ``ConvergenceWarning`` for a fit that stopped on its limit without meeting
+    its criterion (``converged_`` False): names the solver, how it stopped, each criterion's last
+    value beside its tolerance (``criteria_``; without it, the last ``history_`` record's values)
+    and the parameter to change. Every solver's warning comes from here, the clustering and MTV
+    estimators' too; the caller's line is the one named."""
+    criteria = getattr(est, "criteria_", None) or {}
+    if criteria:
+        values = ", ".join(f"{name} = {_value(v)} ({_tolerance(t)})"
+                           for name, (v, t) in criteria.items())
+    else:
+        last = (getattr(est, "history_", None) or [{}])[-1]
+        values = ", ".join(f"{k} = {v:.3g}" for k, v in last.items() if k not in ("iteration", "objective")
+                           and isinstance(v, (int, float)) and not isinstance(v, bool))
+    n_iter = getattr(est, "n_iter_", 0)
+    where = f" after {n_iter} iterations" if n_iter else ""
+    knob = " Increase max_iter (or loosen the tolerance);" if "max_iter" in est.get_params(deep=False) else ""
+    warnings.warn(f"{type(est).__name__} did not converge{where} (stop: {est.stop_reason_})"
+                  + (f": {values}" if values else "") + f".{knob} the results are the last "
+                  "iterate's.", ConvergenceWarning, stacklevel=_outside_package_level())
+
+
+def _value(v) -> str:
+    """A criterion's last value in the warning: 3 significant digits (None: not known, e.g.
+    kept to itself by scikit-learn or not measured yet)."""
+    if v is None:
+        return "unknown"
+    return f"{v:.3g}" if isinstance(v, (float, np.floating)) else str(v)
+
+
+def _tolerance(t) -> str:
+    """A criterion's tolerance in the warning: a number, or the rule in words."""
+    return f"tol {t:.3g}" if isinstance(t, (int, float, np.number)) else str(t)
+
+
+def _outside_package_level() -> int:
+    """``warnings.warn``'s stacklevel, called from a function, that names the first frame
+    outside the gssl package (the caller's ``fit``, whichever subclass fit passed through)."""
+    import os
+    import sys
+
+    package = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    level, frame = 2, sys._getframe(2)           # level 1: the function that calls warn
+    while frame is not None and frame.f_code.co_filename.startswith(package):
+        frame, level = frame.f_back, level + 1
+    return level
 
 
 def check_labels(graph, y, n_classes: int | None = None) -> tuple[np.ndarray, np.ndarray]:

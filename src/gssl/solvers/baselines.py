@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
+from sklearn.exceptions import ConvergenceWarning
 from sklearn.semi_supervised import LabelSpreading
 
 from ..errors import ConfigError, SolverError
@@ -45,7 +48,8 @@ class LabelSpreadingBaseline(SemiSupervisedClassifier):
     n_iter_ : int
         Iterations sklearn ran.
     converged_ : bool
-        Whether it stopped on ``tol`` before ``max_iter``.
+        Whether it stopped on ``tol`` before ``max_iter`` (if not, the base class warns, in place
+        of scikit-learn's warning, which names neither the solver nor the criterion).
 
     References
     ----------
@@ -83,12 +87,8 @@ class LabelSpreadingBaseline(SemiSupervisedClassifier):
         self.model_ = LabelSpreading(kernel="knn", n_neighbors=int(self.n_neighbors),
                                      alpha=float(self.alpha), max_iter=int(self.max_iter),
                                      tol=float(self.tol))
-        self.model_.fit(X, codes)
-        self.n_iter_ = int(self.model_.n_iter_)
-        self.converged_ = self.n_iter_ < self.max_iter
-        self.stop_reason_ = "tol" if self.converged_ else "max_iter"
         # every class has a labeled node, so sklearn's classes_ are exactly 0..C-1
-        return self.model_.label_distributions_
+        return self._run(X, codes)
 
     def _fit_given(self, graph, codes):
         import scipy.sparse as sp
@@ -98,10 +98,19 @@ class LabelSpreadingBaseline(SemiSupervisedClassifier):
         # the node index stands in for the features; the "kernel" is the given affinity matrix
         self.model_ = LabelSpreading(kernel=lambda a, b: W, alpha=float(self.alpha),
                                      max_iter=int(self.max_iter), tol=float(self.tol))
-        self.model_.fit(np.arange(W.shape[0], dtype=np.float64)[:, None], codes)
+        return self._run(np.arange(W.shape[0], dtype=np.float64)[:, None], codes)
+
+    def _run(self, X, codes):
+        """Fit ``model_``; its iterations and stop. scikit-learn's own ConvergenceWarning gives
+        way to the base class's (one warning, naming the solver and the criterion; scikit-learn
+        keeps the criterion's last value to itself)."""
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", ConvergenceWarning)
+            self.model_.fit(X, codes)
         self.n_iter_ = int(self.model_.n_iter_)
         self.converged_ = self.n_iter_ < self.max_iter
         self.stop_reason_ = "tol" if self.converged_ else "max_iter"
+        self.criteria_ = {"summed change of the label distributions": (None, float(self.tol))}
         return self.model_.label_distributions_
 
     def _decision_new(self, X_new):

@@ -15,7 +15,7 @@ from sklearn.utils.validation import check_is_fitted
 
 from ..errors import SolverError
 from ..graphs import as_graph
-from .base import require_features
+from .base import require_features, warn_not_converged
 from .params import Int, ParamValidation, StrOptions, nonnegative
 
 
@@ -55,13 +55,17 @@ class _GraphClusterer(ParamValidation, ClusterMixin, BaseEstimator):
                           f"classes and it has no class probabilities; use predict() (or "
                           f"fit_predict) for the clusters")
 
-    def _set(self, labels, n_iter, converged, reason):
+    def _set(self, labels, n_iter, converged, reason, criteria=None):
+        """The fit's outputs; a stop on the iteration limit warns (``warn_not_converged``)."""
         self.labels_ = np.asarray(labels)
         self.transduction_ = self.labels_
         self.n_iter_ = int(n_iter)
         self.history_ = []
         self.converged_ = bool(converged)
         self.stop_reason_ = reason
+        self.criteria_ = criteria or {}
+        if not self.converged_:
+            warn_not_converged(self)
 
 
 class SpectralGraphClustering(_GraphClusterer):
@@ -181,6 +185,7 @@ class KMeansClustering(_GraphClusterer):
                              tol=self.tol, random_state=self.random_state).fit(X)
         it = int(self.model_.n_iter_)
         self._set(self.model_.labels_, it, it < self.max_iter,
-                  "tol" if it < self.max_iter else "max_iter")
+                  "tol" if it < self.max_iter else "max_iter",
+                  {"relative center shift": (None, self.tol)})  # scikit-learn keeps it
         self.inertia_ = float(self.model_.inertia_)
         return self

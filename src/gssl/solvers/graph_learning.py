@@ -72,6 +72,13 @@ class _GraphLearner(SemiSupervisedClassifier):
         """Class scores (n, C), or (scores, class indices) when the method decides the labels."""
         raise NotImplementedError
 
+    def _cg_stop(self, cg):
+        """Iterations, stop and criterion of a block CG solve (each class's relative residual
+        against ``tol``; the largest is reported)."""
+        self.n_iter_, self.converged_ = cg.n_iter, cg.converged
+        self.stop_reason_ = "tol" if cg.converged else "max_iter"
+        self.criteria_ = {"relative CG residual": (float(cg.residual.max(initial=0.0)), self.tol)}
+
 
 class LaplaceLearning(_GraphLearner):
     """Laplace learning (harmonic extension; Zhu, Ghahramani & Lafferty 2003) on graph.W.
@@ -147,8 +154,7 @@ class LaplaceLearning(_GraphLearner):
                      zeta=self.zeta)
         U, cg = laplace_learning(W, labeled, one_hot(codes[labeled], n_classes), tol=self.tol,
                                  max_iter=self.max_iter, checked=True)
-        self.n_iter_, self.converged_ = cg.n_iter, cg.converged
-        self.stop_reason_ = "tol" if cg.converged else "max_iter"
+        self._cg_stop(cg)
         self.fit_metrics_["cg_residual"] = float(cg.residual.max(initial=0.0))
         return U
 
@@ -225,13 +231,13 @@ class PoissonLearning(_GraphLearner):
         B = poisson_source(codes, n_classes, comp)  # centred per component
         if self.solver == "cg":
             U, cg = poisson_cg(graph.W, B, tol=self.tol, max_iter=10 * self.max_iter)
-            self.n_iter_, self.converged_ = cg.n_iter, cg.converged
-            self.stop_reason_ = "tol" if cg.converged else "max_iter"
+            self._cg_stop(cg)
         else:
             U, t, mixed = poisson_random_walk(graph.W, B, np.flatnonzero(codes >= 0),
                                               min_iter=self.min_iter, max_iter=self.max_iter)
             self.n_iter_, self.converged_ = t, mixed
             self.stop_reason_ = "mixed" if self.converged_ else "max_iter"
+            self.criteria_ = {"distance of the walk to its stationary law": (None, "1/n")}
         return _single_class_components(U, comp, codes, n_classes), B
 
     def _solve(self, graph, codes, n_classes):
@@ -385,4 +391,5 @@ class PLaplaceLearning(_GraphLearner):
                                          checked=True)
         self.n_iter_, self.converged_ = t, change <= self.tol
         self.stop_reason_ = "tol" if self.converged_ else "max_iter"
+        self.criteria_ = {"largest change of a sweep": (change, self.tol)}
         return U

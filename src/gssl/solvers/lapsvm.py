@@ -80,6 +80,10 @@ class _ManifoldKernelMachine(_KernelExpansion):
                              ", ".join(f"{k} x{v}" for k, v in sorted(reasons.items())))
         self.objective_ = [float(r.objective) for r in results]
         self.history_ = [dict(h, column=c) for c, r in enumerate(results) for h in r.history]
+        # the criteria of the first column that did not converge (of the first, if all did)
+        c, worst = next(((c, r) for c, r in enumerate(results) if not r.converged), (0, results[0]))
+        where = f" (column {c})" if len(results) > 1 else ""
+        self.criteria_ = {f"{name}{where}": v for name, v in worst.criteria.items()}
 
 
 class LapSVMDual(_ManifoldKernelMachine):

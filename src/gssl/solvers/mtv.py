@@ -18,7 +18,16 @@ from sklearn.utils.validation import check_is_fitted
 from ..errors import ConfigError, SolverError
 from ..optim.graph_ops import diffuse, gradient_operator
 from ..optim.mtv_step import discrete_energy, indicator_matrix, mtv_minimize, operator_norm
+from .base import warn_not_converged
 from .params import Int, ParamValidation, StrOptions, nonnegative, positive
+
+
+def _last_energy_change(history) -> float | None:
+    """|E_old - E| / |E| of the last outer step (the stop rule's value); None without two records."""
+    if len(history) < 2:
+        return None
+    old, new = history[-2]["energy"], history[-1]["energy"]
+    return abs(old - new) / max(abs(new), 1e-300)
 
 
 def ncut_partition(W: sp.spmatrix, n_clusters: int, random_state=None,
@@ -100,7 +109,10 @@ class MTVClustering(ParamValidation, ClusterMixin, BaseEstimator):
     ncut_labels_ : ndarray (n,)
         The NCut starting partition (unsupervised mode).
     converged_, stop_reason_
-        Whether and why the selected trial stopped.
+        Whether and why the selected trial stopped (``rel_tol`` 0: converged once it ran its
+        ``max_iter``); if it did not converge, fit warns (``ConvergenceWarning``).
+    criteria_ : dict
+        The relative energy change of its last outer step beside ``rel_tol``.
 
     References
     ----------
@@ -232,8 +244,12 @@ class MTVClustering(ParamValidation, ClusterMixin, BaseEstimator):
         self.history_ = res.history
         self.trials_ = trials
         self.trial_labels_ = np.array(trial_labels)
-        self.converged_ = res.converged
+        # rel_tol 0 asks for max_iter iterations: a fixed budget, met (as multiclass MBO's steps)
+        self.converged_ = res.converged or (self.rel_tol == 0 and res.stop_reason.startswith("max_iter"))
         self.stop_reason_ = res.stop_reason
+        self.criteria_ = {"relative energy change": (_last_energy_change(res.history), self.rel_tol)}
+        if not self.converged_:
+            warn_not_converged(self)
         self.fit_seconds_ = time.perf_counter() - t0
         return self
 

@@ -204,7 +204,7 @@ class SSDLGA(_MaskedFitMixin, SemiSupervisedClassifier):
             obj = rec["objective"]
             self.history_.append({"iteration": it, **rec})
             self.n_iter_ = it
-            if prev is not None and abs(prev - obj) <= self.tol * max(abs(prev), 1e-12):
+            if _settled(self, prev, obj):
                 self.converged_ = True
                 self.stop_reason_ = f"relative objective change <= tol={self.tol}"
                 break
@@ -226,6 +226,15 @@ class SSDLGA(_MaskedFitMixin, SemiSupervisedClassifier):
     def transform(self, X_new):
         """Out-of-sample sparse codes (eq. 6) of new points."""
         return self._code_new(np.asarray(X_new, dtype=np.float64))
+
+
+def _settled(est, prev, obj) -> bool:
+    """The alternation's stop rule, relative objective change <= ``tol`` (from the second
+    iteration); its value goes to ``est.criteria_`` (inf after one iteration)."""
+    scale = max(abs(prev), 1e-12) if prev is not None else np.nan
+    change = abs(prev - obj) / scale if prev is not None else np.inf
+    est.criteria_ = {"relative objective change": (float(change), est.tol)}
+    return prev is not None and abs(prev - obj) <= est.tol * scale
 
 
 def _positive_numbers(Cs) -> bool:
@@ -330,7 +339,7 @@ class SparseCodingSVM(_MaskedFitMixin, SemiSupervisedClassifier):
             obj = m.objective(A)
             self.history_.append({"iteration": it, "objective": obj, "sc_iterations": n_sc})
             self.n_iter_ = it
-            if prev is not None and abs(prev - obj) <= self.tol * max(abs(prev), 1e-12):
+            if _settled(self, prev, obj):
                 self.converged_, self.stop_reason_ = True, f"relative objective change <= tol={self.tol}"
                 break
             prev = obj

@@ -35,9 +35,11 @@ _PARAMS = {  # numpydoc type and description of each constructor parameter
     "mu": ("float > 0", "Weight of the hinge loss."),
     "r": ("float > 0", "Penalty r of the regression step."),
     "c": ("float > 0", "Step c of the Cheeger iteration: g = f + c sign(f)."),
-    "r1": ("float > 0", "ADMM penalty of f = g (multiclass: the only one)."),
+    "r1": ("float > 0", "ADMM penalty of f = g (multiclass: the only one; the starting penalty and\n"
+           "        the weight of the balance step, :mod:`gssl.optim.tv_admm`)."),
     "r2": ("float > 0", "ADMM penalty of h = g."),
-    "normalize": ("bool", "Sphere step g <- radius g / ||g|| (binary TV: minus the mean too)."),
+    "normalize": ("bool", "Sphere step g <- radius g / ||g|| (binary TV: minus the mean too;\n"
+                  "        multiclass TV: the balance step of :mod:`gssl.optim.tv_admm`)."),
     "radius": ('{"n", "sqrt_n"}', "Sphere radius N (the paper's) or sqrt(N) (entries ~1)."),
     "output": ('{"f", "g"}', "Binary scores from f = K alpha (the paper's) or the split g."),
     "init": ('{"parzen", "eigenmap", "diffusion", "diffusion_fiedler"}',
@@ -46,7 +48,9 @@ _PARAMS = {  # numpydoc type and description of each constructor parameter
     "diffusion_dt": ("float > 0", "Time step dt of the diffusion starts."),
     "laplacian": ("str or None", "Laplacian kind of L (None: the graph's own)."),
     "max_iter": ("int >= 1", "Outer iterations at most."),
-    "tol": ("float > 0", "Stop when the relative change of the main iterate falls below tol."),
+    "tol": ("float > 0", "Stop when the relative change of the main iterate falls below tol\n"
+            "        (the simplex ADMMs -- multiclass TV-RLS / TV-SVM, lap_rls_simplex, lap_svm_mc --:\n"
+            "        and the primal residual ||F - G|| / ||G|| too)."),
     "prox_tol": ("float > 0", "Duality-gap tolerance of each ROF prox (``rof_prox``)."),
     "prox_max_iter": ("int >= 1", "Iterations of each ROF prox at most."),
     "qp_tol": ("float > 0", "Projected-gradient residual tolerance of the dual SVM QPs."),
@@ -124,6 +128,7 @@ class _TVBase(SemiSupervisedClassifier):
         log = run.log
         self.history_, self.n_iter_ = log.history, log.n_iter
         self.converged_, self.stop_reason_ = log.converged, log.stop_reason
+        self.criteria_ = log.criteria()
         if run.alpha is not None:
             self.dual_coef_ = run.alpha
         if run.F is not None:
@@ -148,14 +153,22 @@ class _TVSplitBase(_TVBase):
                                     max_iter=self.max_iter, tol=self.tol, name=type(self).__name__)
             self.restarted_ = run.flipped
             return self._results(run)
-        norm = normalizer(self.normalize, self.radius, codes.size)
+        # the sphere step as the balance step, the multiplier against the simplex point, the
+        # labeled rows pinned to their labels (gssl.optim.tv_admm's module doc)
+        norm = normalizer(True, self.radius, codes.size) if self.normalize else None
+        pinned = (lab, np.eye(n_classes)[codes[lab]])
 
         def solve(S):
-            step = self._simplex_step(K, lab, Y)
-            run = simplex_admm(step, S, self.r1, max_iter=self.max_iter, tol=self.tol,
-                               prox=self._prox, gamma=self.gamma, norm=norm)
-            if hasattr(step, "svm"):                 # the QP iterations of the last run
-                self.qp_iterations_ = step.svm.qp_iters
+            steps = []
+
+            def make_step(rho):                       # the f-step at penalty rho
+                steps.append(self._simplex_step(K, lab, Y, rho))
+                return steps[-1]
+
+            run = simplex_admm(make_step, S, self.r1, max_iter=self.max_iter, tol=self.tol,
+                               prox=self._prox, gamma=self.gamma, norm=norm, pinned=pinned)
+            if hasattr(steps[0], "svm"):              # the QP iterations of the last run
+                self.qp_iterations_ = sum(st.svm.qp_iters for st in steps)
             return run
 
         return self._results(self._multiclass(solve, K, graph.W, lab, codes, n_classes))
@@ -170,8 +183,10 @@ class TVRLS(_TVSplitBase):
     """TV-based RLS: min eta/2 |y - Jf|^2 + lam/2 |f|_K^2 + gamma ||Df||_1 (eq. (20)).
 
     Binary: ADMM (21)-(27) with splittings f = g = h, from g0 and -g0 when normalized.
-    Multiclass: (106)-(110) with r = r1: TV prox, simplex projection and sphere step of g; labels
-    by arg-max of g, the paper's rule (111) in ``alternative_labels_["argmax_f"]``.
+    Multiclass: (106)-(110) with r = r1: balance (sphere) step, TV prox and simplex projection of
+    g with the labeled rows pinned, the multiplier updated against the simplex point and the stop
+    on relative change and residual (:mod:`gssl.optim.tv_admm`); labels by arg-max of g, the
+    paper's rule (111) in ``alternative_labels_["argmax_f"]``.
 
     %(sections)s
 
@@ -185,7 +200,7 @@ class TVRLS(_TVSplitBase):
     # (tvsvm_usps.yaml); they reach 90 / 92 / 96 % on scikit-learn's digits at 1 / 5 / 10 labels
     def __init__(self, *, kernel=DEFAULT_KERNEL, eta=1.0, lam=0.01, gamma=2.0, r1=1.0, r2=1.0,
                  normalize=True, radius="sqrt_n", output="f", init="diffusion", diffusion_dt=10.0,
-                 max_iter=100, tol=1e-4, prox_tol=1e-4, prox_max_iter=500):
+                 max_iter=300, tol=1e-4, prox_tol=1e-4, prox_max_iter=500):
         self.kernel, self.eta, self.lam, self.gamma, self.r1, self.r2 = (kernel, eta, lam, gamma,
                                                                          r1, r2)
         self.normalize, self.radius, self.output = normalize, radius, output
@@ -195,10 +210,10 @@ class TVRLS(_TVSplitBase):
     def _label_step(self, y, lab):
         return RLSLabelStep(y, lab, self.eta, self.r2)
 
-    def _simplex_step(self, K, lab, Y):
-        A = self.eta * np.where(lab[:, None], K, 0.0) + self.r1 * K
+    def _simplex_step(self, K, lab, Y, r):
+        A = self.eta * np.where(lab[:, None], K, 0.0) + r * K
         A[np.diag_indices(K.shape[0])] += self.lam
-        return RLSSimplexStep(K, A, Y, lab, eta=self.eta, lam=self.lam, r=self.r1,
+        return RLSSimplexStep(K, A, Y, lab, eta=self.eta, lam=self.lam, r=r,
                               penalty=tv_penalty(self.D_, self.gamma))
 
 
@@ -207,7 +222,8 @@ class TVSVM(_TVSplitBase):
     """TV-based SVM: min lam/2 |f|_K^2 + mu sum hinge + gamma ||Df||_1 (eq. (72)).
 
     Binary: ADMM (73)-(80); the h-step's dual (75) has diagonal Q = I/r2 and is solved exactly.
-    Multiclass: (139)-(142) with r = r1, the f-step through the dense dual (136)-(138).
+    Multiclass: (139)-(142) with r = r1, the f-step through the dense dual (136)-(138), g as
+    TVRLS's (balance step, labeled rows pinned, multiplier against the simplex point).
 
     %(sections)s
 
@@ -221,7 +237,7 @@ class TVSVM(_TVSplitBase):
     # defaults as TVRLS's (the paper's multiclass setting, diffusion start)
     def __init__(self, *, kernel=DEFAULT_KERNEL, lam=0.01, gamma=2.0, mu=1.0, r1=1.0, r2=1.0,
                  normalize=True, radius="sqrt_n", output="f", init="diffusion", diffusion_dt=10.0,
-                 max_iter=100, tol=1e-4, prox_tol=1e-4, prox_max_iter=500, qp_tol=1e-8):
+                 max_iter=300, tol=1e-4, prox_tol=1e-4, prox_max_iter=500, qp_tol=1e-8):
         self.kernel, self.lam, self.gamma, self.mu, self.r1, self.r2 = (kernel, lam, gamma, mu,
                                                                         r1, r2)
         self.normalize, self.radius, self.output = normalize, radius, output
@@ -231,11 +247,11 @@ class TVSVM(_TVSplitBase):
     def _label_step(self, y, lab):
         return HingeLabelStep(y, lab, self.mu, self.r2)
 
-    def _simplex_step(self, K, lab, Y):
-        cho = cho_factor_checked(self.lam * np.eye(K.shape[0]) + self.r1 * K, "TVSVM")
+    def _simplex_step(self, K, lab, Y, r):
+        cho = cho_factor_checked(self.lam * np.eye(K.shape[0]) + r * K, "TVSVM")
         svm = DualSVMStep(K, lambda B: sla.cho_solve(cho, B, check_finite=False), lab, Y,
-                          self.r1, self.mu, self.qp_tol)
-        return HingeSimplexStep(svm, Y, lab, mu=self.mu, r=self.r1, penalty=tv_penalty(self.D_, self.gamma))
+                          r, self.mu, self.qp_tol)
+        return HingeSimplexStep(svm, Y, lab, mu=self.mu, r=r, penalty=tv_penalty(self.D_, self.gamma))
 
 
 class _CheegerBase(_TVBase):
@@ -336,12 +352,17 @@ class _LapSimplexBase(_TVBase):
         lab = codes >= 0
         Y = label_targets(codes, n_classes, self._pm_one_multiclass)
         L = graph.laplacian(self.laplacian)
-        A = self.gamma * np.asarray(L @ K) + self.r * K
-        step = self._simplex_step(K, A, L, lab, Y)
+        LK = self.gamma * np.asarray(L @ K)
+        steps = []
+
+        def make_step(rho):                            # the f-step at penalty rho
+            steps.append(self._simplex_step(K, LK + rho * K, L, lab, Y, rho))
+            return steps[-1]
+
         start = project_simplex(K[:, lab] @ np.eye(n_classes)[codes[lab]])
-        run = simplex_admm(step, start, self.r, max_iter=self.max_iter, tol=self.tol)
-        if hasattr(step, "svm"):
-            self.qp_iterations_ = step.svm.qp_iters
+        run = simplex_admm(make_step, start, self.r, max_iter=self.max_iter, tol=self.tol)
+        if hasattr(steps[0], "svm"):
+            self.qp_iterations_ = sum(st.svm.qp_iters for st in steps)
         return self._results(run)
 
 
@@ -363,10 +384,10 @@ class LapRLSSimplex(_LapSimplexBase):
         self.kernel, self.eta, self.lam, self.gamma, self.r = kernel, eta, lam, gamma, r
         self.laplacian, self.max_iter, self.tol = laplacian, max_iter, tol
 
-    def _simplex_step(self, K, A, L, lab, Y):
+    def _simplex_step(self, K, A, L, lab, Y, r):
         A[lab] += self.eta * K[lab]
         A[np.diag_indices(K.shape[0])] += self.lam
-        return RLSSimplexStep(K, A, Y, lab, eta=self.eta, lam=self.lam, r=self.r,
+        return RLSSimplexStep(K, A, Y, lab, eta=self.eta, lam=self.lam, r=r,
                               penalty=lambda F: 0.5 * self.gamma * np.sum(F * (L @ F)))
 
 
@@ -391,9 +412,9 @@ class LapSVMSimplex(_LapSimplexBase):
         self.kernel, self.lam, self.gamma, self.mu, self.r = kernel, lam, gamma, mu, r
         self.laplacian, self.max_iter, self.tol, self.qp_tol = laplacian, max_iter, tol, qp_tol
 
-    def _simplex_step(self, K, A, L, lab, Y):
+    def _simplex_step(self, K, A, L, lab, Y, r):
         A[np.diag_indices(K.shape[0])] += self.lam
         lu = sla.lu_factor(A, check_finite=False)
         svm = DualSVMStep(K, lambda B: sla.lu_solve(lu, B, check_finite=False), lab, Y,
-                          self.r, self.mu, self.qp_tol)
-        return HingeSimplexStep(svm, Y, lab, mu=self.mu, r=self.r)
+                          r, self.mu, self.qp_tol)
+        return HingeSimplexStep(svm, Y, lab, mu=self.mu, r=r)

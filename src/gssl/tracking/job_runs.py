@@ -20,6 +20,13 @@ def readable(metrics: dict, digits: int = 4) -> dict:
     return {k: float(f"{v:.{digits}g}") if isinstance(v, float) else v for k, v in metrics.items()}
 
 
+def converged_tag(result: dict) -> dict:
+    """A split run's ``gssl.converged`` tag, "true" or "false" (false: its solver stopped on its
+    iteration limit and warned); none for a solver that does not say."""
+    converged = result.get("converged")
+    return {} if converged is None else {"gssl.converged": str(bool(converged)).lower()}
+
+
 @dataclass
 class JobRuns:
     """One solve or grid job's view of MLflow.
@@ -73,8 +80,9 @@ class JobRuns:
         return {"start_time": self.start_ms, "end_time": int(time.time() * 1000)}
 
     def evaluation(self, method: dict, results: list[dict], extra_metrics: dict) -> dict:
-        """A cell (or block) run with the splits' statistics (:func:`readable`), and a child run
-        per split with its exact metrics, predictions and history as an artifact."""
+        """A cell (or block) run with the splits' statistics (:func:`readable`; the number and
+        share of splits that did not converge among them), and a child run per split with its
+        exact metrics, predictions and history as an artifact, tagged ``gssl.converged``."""
         tags = self.tags(method["solver"])
         parent = {"name": run_name(self.cell, splits=self.block),
                   "tags": {**tags, KIND_TAG: "cell" if self.whole_cell else "block"},
@@ -82,7 +90,7 @@ class JobRuns:
                   "metrics": readable({**split_statistics([r["metrics"] for r in results]), **extra_metrics}),
                   **self.times()}
         children = [{"name": run_name(self.cell, split=r["split"]), **self.times(),
-                     "tags": {**tags, KIND_TAG: "split", "gssl.split": r["split"],
+                     "tags": {**tags, KIND_TAG: "split", "gssl.split": r["split"], **converged_tag(r),
                               **({"gssl.chosen": json.dumps(r["chosen"], sort_keys=True)} if r["chosen"] else {})},
                      "params": self.params(r["method"]), "metrics": r["metrics"], "history": r["history"],
                      "artifacts": {"result.json": {"predictions": r["predictions"], "history": r["history"],
