@@ -77,6 +77,49 @@ def test_outputs_tables_plots_and_summary(done):
     assert result["metrics"]["n_labeled"] in (2, 6)
 
 
+def test_reproduction_page_from_the_run_carries_its_table(done, tmp_path):
+    """`gssl reproduction` on the shared run (issue 32): the run's config plus a paper's values.
+    The page's means and SEs are the run's table's, each verdict is the stated criterion applied
+    to them, and the index counts what the page says."""
+    import math
+
+    import pandas as pd
+    import yaml
+
+    from gssl.cli import main
+
+    cfg = json.loads(json.dumps(SMALL))
+    cfg["experiments"]["e2e"]["reference"] = {
+        "citation": "A paper (2020), Table 1, error", "draws": 8,
+        "values": {"laprls": {"lpc1": 10.5, "lpc3": 5.25}, "rls": {"lpc1": 30.5}}, "std": {"laprls": {"lpc1": 3.0}}}
+    paper = tmp_path / "configs" / "paper.yaml"
+    paper.parent.mkdir()
+    paper.write_text(yaml.safe_dump(cfg, sort_keys=False))
+    assert main(["reproduction", str(paper), "--results", str(done / "results"), "--out", str(tmp_path / "pages"),
+                 "--configs", str(paper.parent), "--default-config", str(tmp_path / "none.yaml")]) == 0
+    page = (tmp_path / "pages" / "paper.md").read_text()
+    table = pd.read_csv(done / "results" / "tables" / "e2e.csv").set_index(["method", "protocol"])
+    md = (done / "results" / "tables" / "e2e.md").read_text()
+    rows = re.findall(r"^\| moons \| (\w+) \| (\d)/class \| ([\d.]+) ± ([\d.]+) \| (\d+) \| ([\d.]+)(?: ± ([\d.]+))? "
+                      r"\| ([-+][\d.]+) \| ([\d.]+) \| (within|outside) noise", page, re.M)
+    assert len(rows) == 3
+    within = 0
+    for method, n, mean, se, draws, ref, ref_std, delta, tol, verdict in rows:
+        cell = table.loc[(method, f"lpc{n}")]
+        ours = (f"{cell['error_unlabeled_mean']:.2f}", f"{cell['error_unlabeled_sem']:.2f}", 8)
+        assert (mean, se, int(draws)) == ours
+        assert re.search(rf"\| {method} \|.*{mean} ± [\d.]+ \(n=8, SE {se}\)", md)  # the run's own table
+        s = float(ref_std) if ref_std else None
+        expect = (2 * math.sqrt(cell["error_unlabeled_sem"] ** 2 + s ** 2 / 8) if s
+                  else 0.005 + 2 * cell["error_unlabeled_sem"])  # the paper prints 2 decimals (5.25)
+        assert float(tol) == pytest.approx(expect, abs=0.006)
+        d = cell["error_unlabeled_mean"] - float(ref)
+        assert float(delta) == pytest.approx(d, abs=0.006) and (verdict == "within") == (abs(d) <= expect)
+        within += verdict == "within"
+    index = (tmp_path / "pages" / "index.md").read_text()
+    assert f"| [A paper (2020)](paper.md) | Table 1 | 3 | {within} | 0 |" in index
+
+
 TIMINGS = {"fit_seconds", "load_seconds"}
 
 

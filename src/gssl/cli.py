@@ -1,4 +1,5 @@
-"""The ``gssl`` command: inspect cache files, list and fetch datasets, list solvers, check configs."""
+"""The ``gssl`` command: inspect cache files, list and fetch datasets, list solvers, check configs,
+write the reproduction pages."""
 
 from __future__ import annotations
 
@@ -22,6 +23,7 @@ EPILOG = """examples:
   gssl config names                     the names a config may use (sources, solvers, kinds)
   gssl datasets inspect my.csv --label species   what gssl reads from your data file
   gssl solvers check my_module:MyMethod          your solver against the estimator contract
+  gssl reproduction config/experiments/mtv.yaml --results results   docs/reproductions/mtv.md
 
 Run 'gssl COMMAND -h' for the options of a command."""
 
@@ -277,6 +279,16 @@ def _compare(args) -> None:
         raise SystemExit(1)
 
 
+def _reproduction(args) -> None:
+    from .analysis.reproduction import write_index, write_page
+
+    if args.config is None:
+        print(f"wrote {write_index(args.out, args.configs)}")
+        return
+    page = write_page(args.config, args.results or ["results"], args.out, args.default_config, args.configs)
+    print(f"wrote {page}, its sidecar {page.with_suffix('.json').name} and {page.parent / 'index.md'}")
+
+
 def _deep_update(base: dict, new: dict) -> None:
     for k, v in new.items():
         if isinstance(v, dict) and isinstance(base.get(k), dict):
@@ -358,6 +370,24 @@ def build_parser() -> argparse.ArgumentParser:
     cmp.add_argument("--max-rows", type=int, default=50, help="rows of the table to print (default 50)")
     cmp.add_argument("--strict", action="store_true", help="also fail when a cell is on one side only")
     cmp.set_defaults(func=_compare)
+
+    rep = sub.add_parser("reproduction", help="write docs/reproductions/<paper>.md from a run's tables and "
+                                              "the paper config's reference values, and the index",
+                         description="Compares every cell a paper config gives a paper's value for "
+                                     "with the run's number (mean ± SE over the draws, or the paper's "
+                                     "one-draw statistic) by one stated criterion, per table of the "
+                                     "paper; writes the page, a sidecar .json and index.md. Without "
+                                     "CONFIG: rebuild index.md from the sidecars.")
+    rep.add_argument("config", nargs="?", help="the paper config, e.g. config/experiments/mtv.yaml")
+    rep.add_argument("--results", action="append", metavar="DIR",
+                     help="a results folder of the run (repeatable: the first holding an "
+                          "experiment's table wins; default: results)")
+    rep.add_argument("--out", default="docs/reproductions", help="the pages' folder (default: docs/reproductions)")
+    rep.add_argument("--configs", default="config/experiments",
+                     help="where the paper configs are, for the index's rows of pages not yet generated")
+    rep.add_argument("--default-config", default="config/config.yaml",
+                     help="the config the paper config is merged over, as the workflow does")
+    rep.set_defaults(func=_reproduction)
     return p
 
 

@@ -1,0 +1,146 @@
+"""The reproduction pages (gssl.analysis.reproduction, issue 32) on constructed runs: the verdict's
+criterion, the numbers against the table rule's, the † and paper-statistic cells, the index counts.
+The page generated from a real workflow run: test_workflow_e2e.py (it reuses that module's run)."""
+
+from __future__ import annotations
+
+import json
+import math
+
+import numpy as np
+import pandas as pd
+import pytest
+import yaml
+
+from gssl.analysis.report import aggregate, with_paper_statistic, with_reference
+from gssl.analysis.reproduction import (NO_SE, OUTSIDE, WITHIN, build_page, paper_and_table, tolerance,
+                                        verdict, write_index, write_page)
+from gssl.cli import main
+
+ERRORS = {"a": [10.0, 12.0, 11.0, 13.0], "b": [5.0, 6.0, 7.0, 6.0], "c": [20.0, 20.0, 22.0, 18.0]}
+ENERGY = [3.0, 1.0, 2.0, 4.0]  # split 1 has the lowest: the paper's statistic is its value
+
+
+def _config() -> dict:
+    methods = {m: {"solver": "rls", "params": {"kernel": {"kind": "rbf", "sigma": 1.0}}} for m in ERRORS}
+    exp = {"datasets": ["moons"], "preprocessing": ["std"], "graphs": ["knn"], "protocols": ["p4"]}
+    return {
+        "datasets": {"moons": {"source": "two_moons"}}, "preprocessing": {"std": ["standardize"]},
+        "graphs": {"knn": {"kind": "knn", "k": 5}}, "methods": methods,
+        "protocols": {"p4": {"kind": "labels_per_class", "n": 1, "repeats": 4}},
+        "run": ["honest"],
+        "experiments": {
+            # a: paper's std and draws given; b: no spread (rounding + 2 SE); c: marked †
+            "honest": {**exp, "methods": ["a", "b"],
+                       "reference": {"citation": "Some et al. (2020), Table 2, error", "draws": 10,
+                                     "values": {"a": {"p4": 12.0}, "b": {"p4": 9.05}},
+                                     "std": {"a": {"p4": 1.5}}}},
+            "tuned": {**exp, "methods": ["c"], "tuned_on_scored_points": ["c"],
+                      "paper_statistic": {"lowest": "solver_discrete_energy", "label": "lowest-energy draw"},
+                      "reference": {"citation": "Some et al. (2020), Table 2, error",
+                                    "values": {"c": {"p4": 20.0}}}},
+            "other": {**exp, "methods": ["a"],
+                      "reference": {"citation": "Some et al. (2020), Table 3 (never run)",
+                                    "values": {"a": {"p4": 1.0}}}},
+        }}
+
+
+def _table(config: dict, experiment: str) -> pd.DataFrame:
+    """What the table rule writes for the constructed runs (report.py's functions, its CSV format)."""
+    rows = [{"dataset": "moons", "prep": "std", "graph": "knn", "method": m, "protocol": "p4", "split": s,
+             "error_unlabeled": e, "solver_discrete_energy": ENERGY[s]}
+            for m in config["experiments"][experiment]["methods"] for s, e in enumerate(ERRORS[m])]
+    runs = pd.DataFrame(rows)
+    entry = config["experiments"][experiment]
+    return with_reference(with_paper_statistic(aggregate(runs), runs, entry), entry)
+
+
+@pytest.fixture()
+def run(tmp_path):
+    """A paper config and a results folder holding the tables of two of its three experiments."""
+    config = _config()
+    cfg = tmp_path / "config" / "experiments" / "some.yaml"
+    cfg.parent.mkdir(parents=True)
+    cfg.write_text(yaml.safe_dump(config, sort_keys=False))
+    (tmp_path / "config" / "experiments" / "later.yaml").write_text(cfg.read_text())  # no page yet
+    tables = tmp_path / "results" / "tables"
+    tables.mkdir(parents=True)
+    for exp in ("honest", "tuned"):
+        _table(config, exp).to_csv(tables / f"{exp}.csv", index=False, float_format="%.6g")
+    bench = tmp_path / "results" / "benchmarks" / "solve" / "honest" / "x.tsv"
+    bench.parent.mkdir(parents=True)
+    bench.write_text("s\th:m:s\n12.5\t0:00:12\n")
+    return tmp_path, cfg
+
+
+def test_tolerance_is_the_stated_criterion():
+    se, s, n = 0.3, 2.0, 12
+    tol = tolerance(se, s, n)
+    assert tol == pytest.approx(2 * math.sqrt(se ** 2 + s ** 2 / n))
+    assert verdict(tol - 1e-6, tol) == WITHIN and verdict(-(tol + 1e-3), tol) == OUTSIDE
+    # no spread from the paper: half a unit of its last digit plus 2 SE
+    assert tolerance(0.3, decimals=2) == pytest.approx(0.005 + 0.6)
+    assert tolerance(0.3, decimals=1) == pytest.approx(0.05 + 0.6)
+    assert tolerance(0.3, ref_std=1.0, ref_draws=None, decimals=1) == pytest.approx(0.65)  # std without n
+    assert math.isnan(tolerance(math.nan, 1.0, 5)) and verdict(0.0, math.nan) == NO_SE
+
+
+def test_paper_and_table_from_the_citation():
+    assert paper_and_table("Melacci & Belkin (2011), Table 4, T error", "x") == (
+        "Melacci & Belkin (2011)", "Table 4")
+    assert paper_and_table("Tran et al., Table 4 (best beta, chosen on the test error)", "x") == (
+        "Tran et al.", "Table 4")
+    assert paper_and_table("A paper", "exp") == ("A paper", "exp")
+
+
+def test_cells_carry_the_tables_numbers_and_verdicts_follow_the_criterion(run):
+    root, cfg = run
+    paper, cells, summaries, missing, _ = build_page(cfg, [root / "results"], default_config=None)
+    assert paper == "Some et al. (2020)" and missing == ["other"]
+    by = {c.method: c for c in cells}
+    a, b, c = by["a"], by["b"], by["c"]
+    for cell, errors in ((a, ERRORS["a"]), (b, ERRORS["b"]), (c, ERRORS["c"])):
+        assert cell.mean == pytest.approx(np.mean(errors), abs=1e-4)
+        assert cell.draws == 4
+    assert a.se == pytest.approx(np.std(ERRORS["a"], ddof=1) / 2, abs=1e-4)
+    # a: the paper's spread, 2 sqrt(SE^2 + s^2/n); Δ = 11.5 - 12 within it
+    assert a.tol == pytest.approx(2 * math.sqrt(a.se ** 2 + 1.5 ** 2 / 10), abs=1e-6) and a.verdict == WITHIN
+    # b: no spread: r (2 decimals in this table: 9.05) + 2 SE; Δ = 6 - 9.05 beyond it
+    assert b.tol == pytest.approx(0.005 + 2 * b.se, abs=1e-6) and b.verdict == OUTSIDE
+    # c: compared through the paper's statistic (split 1's 20.0), its SE the std over the draws
+    assert c.statistic == 20.0 and c.delta == 0.0 and c.tuned
+    assert c.tol == pytest.approx(0.005 + 2 * np.std(ERRORS["c"], ddof=1), abs=1e-4) and c.verdict == WITHIN
+    table2, table3 = summaries
+    assert (table2.table, table2.cells, table2.within, table2.tuned) == ("Table 2", 3, 2, 1)
+    assert (table3.table, table3.cells, table3.not_run) == ("Table 3", 0, ["other"])
+    assert table2.wall_s == pytest.approx(12.5, abs=1e-6) and table2.job_s == 12.5
+    assert "--config 'run=[honest, tuned]'" in table2.command
+
+
+def test_page_and_index_say_what_the_sidecar_counts(run, monkeypatch):
+    root, cfg = run
+    monkeypatch.chdir(root)
+    assert main(["reproduction", "config/experiments/some.yaml", "--results", "results",
+                 "--out", "pages", "--default-config", "none.yaml"]) == 0
+    page = (root / "pages" / "some.md").read_text()
+    assert "| moons | a | 1/class | 11.50 ± 0.65 | 4 | – | 12.00 ± 1.50 | -0.50 |" in page
+    assert "| moons | c † | 1/class | 20.00 ± 0.82 | 4 | 20.00 | 20.00 | +0.00 | 3.27 |" in page  # noise: 2 std
+    assert "lowest-energy draw" in page and "## Table 3" in page and "`other`" in page
+    side = json.loads((root / "pages" / "some.json").read_text())
+    index = (root / "pages" / "index.md").read_text()
+    table2, table3 = side["tables"]
+    assert f"| {table2['table']} | {table2['cells']} | {table2['within']} | {table2['tuned']} |" in index
+    assert "| Table 3 (not run: other) | – | – | – |" in index
+    assert "| later | not yet regenerated | – | – | – |" in index
+    # the config edited after the page: the index says so when rebuilt
+    cfg.write_text(cfg.read_text() + "\n# edited\n")
+    write_index(root / "pages", root / "config" / "experiments")
+    assert "Table 2 (config edited since)" in (root / "pages" / "index.md").read_text()
+
+
+def test_a_page_of_a_config_without_any_run_lists_its_experiments(run):
+    root, cfg = run
+    page = write_page(cfg, [root / "nothing"], root / "pages", default_config=None,
+                      configs_dir=root / "config" / "experiments")
+    text = page.read_text()
+    assert "Not in the runs (`honest`, `tuned`)" in text and "`honest`, `tuned`, `other`" in text
