@@ -33,7 +33,7 @@ test: $(STAMP)
 
 # unit tests only: the workflow runs (e2e, faults, cluster, server) and slow tests are left to make test
 check: $(STAMP)
-	$(BIN)/python -m pytest -q -m "not e2e and not slow and not faults and not cluster and not server" --durations=5
+	$(BIN)/python -m pytest -q -n 2 -m "not e2e and not slow and not faults and not cluster and not server" --durations=5
 
 lint: $(STAMP)
 	$(BIN)/snakemake --lint

@@ -1,10 +1,12 @@
 import copy
 from pathlib import Path
 
+import numpy as np
 import pytest
 import yaml
 
 from gssl.pipeline.config import load_yaml, validate_config
+from gssl.store.h5io import read_h5
 from gssl.errors import ConfigError
 
 REPO = Path(__file__).resolve().parents[1]
@@ -324,6 +326,10 @@ def test_the_checks_up_front_accept_what_the_jobs_accept(tmp_path):
         build_dataset("moons", cfg["datasets"]["moons"], None, folder / "data.h5")
         build_features(folder / "data.h5", cfg["preprocessing"]["std"], folder / "features.h5")
         build_graph(folder / "features.h5", cfg["graphs"]["knn8"], folder / "graph.h5")
+        (data, _), (graph, attrs) = read_h5(folder / "data.h5", "dataset"), read_h5(folder / "graph.h5", "graph")
+        W, k = graph["W"].tocsr(), cfg["graphs"]["knn8"]["k"]
+        assert attrs["params"]["k"] == k and W.shape == (data["y"].size,) * 2  # every point, as configured
+        assert abs(W - W.T).max() == 0 and np.diff(W.indptr).min() >= k  # symmetrized k-NN
 
 
 def test_a_view_of_downloaded_data_is_checked_by_class_names_and_the_parents_size():
