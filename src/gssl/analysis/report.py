@@ -335,8 +335,8 @@ def _flag_list(tables) -> list[str]:
 def _tied_note(experiment: str) -> str:
     """What ≈ marks, and where the tests are (the bold rule is in the cells' legend: said once)."""
     return ("≈: not significantly worse than the best on the same splits (two-sided Wilcoxon "
-            "signed-rank, Holm-corrected within the setting, p ≥ 0.05; with 5 or fewer splits no "
-            f"difference can be significant). The tests: tables/{experiment}.stats.md (or .html; "
+            "signed-rank, Holm-corrected within the setting, p ≥ 0.05; n splits allow p ≥ 2/2ⁿ before "
+            f"Holm's factor, so with few splits every method is ≈). The tests: tables/{experiment}.stats.md (or .html; "
             "in the report under Tables, statistics).")
 
 
@@ -413,8 +413,9 @@ def _statistics_blocks(cells: pd.DataFrame, across: dict) -> list[tuple]:
                     "Student-t interval over the splits. In each setting every method is compared with "
                     "the best one (in bold, marked best) on the same splits (two-sided Wilcoxon "
                     "signed-rank, Holm-corrected within the setting); ≈ marks those not significantly "
-                    "worse than the best (p_Holm ≥ 0.05). With 5 or fewer paired splits no difference "
-                    "can reach p < 0.05, so every method is then ≈.")]
+                    "worse than the best (p_Holm ≥ 0.05). With n paired splits the smallest p is 2/2ⁿ "
+                    "(0.031 at 6 splits, 0.0078 at 8) and Holm multiplies it by up to the number of "
+                    "methods compared, so with few splits every method is ≈.")]
     for setting, sub in cells.groupby(["dataset", "prep", "graph", "protocol"], sort=False):
         rows, bold = [], []
         for _, r in sub.sort_values("mean", ascending=lower, kind="stable").iterrows():
