@@ -4,7 +4,7 @@ early stopping, with the Gram matrix K and the Laplacian power M = L^p precomput
 For each dataset: the graph (k, heat width sigma, Laplacian power p) and the melacci_cv splits of
 the Table 4 protocol, built in-process; gamma_A, gamma_I and the PCG stopping criterion fixed per
 dataset (TIMED_AT below: the Newton pair and the early stop selected on the validation points in
-the round that produced Table 3, docs/reproduction.md), so timings compare at one setting. Times are
+the round that produced Table 3, docs/reproductions/lapsvm_primal.notes.md), so timings compare at one setting. Times are
 wall-clock seconds of the training only (one-vs-all over every class), mean (std) over the
 first ``--splits`` splits; the ratios are dual / PCG and Newton / PCG. The process CPU time of the
 same calls is printed below each row ("cpu"): on a shared machine it is the less noisy figure

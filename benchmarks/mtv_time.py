@@ -1,6 +1,6 @@
 """MTV clustering: time and peak memory under the paper's protocols (purity printed as a check).
 
-The tables themselves come from the workflow (config/experiments/mtv.yaml, docs/reproduction.md);
+The tables themselves come from the workflow (config/experiments/mtv.yaml, docs/reproductions/mtv.md);
 this script times the same fits in one process, with a chosen thread count, on an idle machine.
 
 Transductive table (Bresson et al. 2013, second table): for each data set and label rate

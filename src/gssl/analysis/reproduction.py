@@ -459,7 +459,8 @@ def write_index(out_dir, configs_dir="config/experiments") -> Path:
              "paper's value (the criterion is stated on each page), how many are marked † (tuned on "
              f"the scored points), the command that reruns them (with `{ENV}`, from the "
              "repository root) and the wall time of its jobs in the run the page was generated from "
-             "(2 cores). `gssl reproduction CONFIG --results RESULTS` regenerates a page and this index.",
+             "(first job's start to last job's end, on the project's 2-core machine; other runs "
+             "sharing the cores lengthen it: the page gives the jobs' own total too). `gssl reproduction CONFIG --results RESULTS` regenerates a page and this index.",
              "", "| paper | table | cells | within noise | marked † | command | wall time |",
              "|---|---|---:|---:|---:|---|---:|"]
     for r in rows:

@@ -2,7 +2,7 @@
 (outputs on the probability simplex); the paper's RLS (3), Lap-RLS (8), SVM (46)-(48) and Lap-SVM
 (53)-(56) are the solvers ``rls``, ``lap_rls``, ``svm`` and ``lapsvm_dual``. The estimators set the
 problems up; the iterations and the conventions the paper leaves open are in ``gssl.optim``'s
-``tv_admm``, ``cheeger``, ``tv_starts``, ``dual_svm`` and ``tv`` (docs/reproduction.md, TV-SVM).
+``tv_admm``, ``cheeger``, ``tv_starts``, ``dual_svm`` and ``tv`` (docs/reproductions/tvsvm_usps.notes.md).
 """
 
 from __future__ import annotations
