@@ -233,11 +233,9 @@ def _solver_details(name: str, cls) -> None:
 
 
 def _config_check(args) -> None:
-    from .pipeline.config import load_yaml, validate_config
+    from .pipeline.config import load_yaml_files, validate_config
 
-    config: dict = {}
-    for path in args.files:
-        _deep_update(config, load_yaml(path))
+    config = load_yaml_files(args.files)
     validate_config(config, args.schema)
     print(f"ok: {', '.join(args.files)} ({len(config['experiments'])} experiments)")
 
@@ -287,14 +285,6 @@ def _reproduction(args) -> None:
         return
     page = write_page(args.config, args.results or ["results"], args.out, args.default_config, args.configs)
     print(f"wrote {page}, its sidecar {page.with_suffix('.json').name} and {page.parent / 'index.md'}")
-
-
-def _deep_update(base: dict, new: dict) -> None:
-    for k, v in new.items():
-        if isinstance(v, dict) and isinstance(base.get(k), dict):
-            _deep_update(base[k], v)
-        else:
-            base[k] = v
 
 
 def build_parser() -> argparse.ArgumentParser:

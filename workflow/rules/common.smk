@@ -4,7 +4,7 @@ import json
 import sys
 from pathlib import Path
 
-from gssl.pipeline.config import load_yaml, selected_by, validate_config
+from gssl.pipeline.config import load_yaml, selected_by, table_entry, validate_config
 from gssl.pipeline.plan import expected_headline, experiments_to_run, grid_variants, selection_jobs, solve_jobs
 from gssl.datasets import FILE_SOURCE, generated_datasets
 from gssl.errors import ConfigError
@@ -167,11 +167,6 @@ def grid_json(job):
 
 def selected_json(wc, suffix=".json"):
     return f"{RESULTS}/selected/{wc.experiment}/{wc.dataset}/{wc.prep}/{wc.graph}/{wc.method}{suffix}"
-
-
-def has_grid(method):
-    """Whether a selection stage chooses the method's parameters (its own grid, or selected_as)."""
-    return selected_by(config, method) is not None
 
 
 def method_entry(method):

@@ -18,9 +18,7 @@ rule table:
     log:
         "logs/report/{experiment}.table.log",
     params:
-        experiment=lambda wc: {**config["experiments"][wc.experiment],
-                               "gridded_methods": [m for m in config["experiments"][wc.experiment]["methods"]
-                                                   if has_grid(m)]},
+        experiment=lambda wc: table_entry(config, wc.experiment),
         labels=lambda wc: protocol_labels(wc.experiment),
         code=code_hash("gssl.analysis.report", "gssl.analysis.stats"),
     resources:

@@ -335,9 +335,9 @@ def _flag_list(tables) -> list[str]:
 def _tied_note(experiment: str) -> str:
     """What ≈ marks, and where the tests are (the bold rule is in the cells' legend: said once)."""
     return ("≈: not significantly worse than the best on the same splits (two-sided Wilcoxon "
-            "signed-rank, Holm-corrected within the setting, p ≥ 0.05; n splits allow p ≥ 2/2ⁿ before "
-            f"Holm's factor, so with few splits every method is ≈). The tests: tables/{experiment}.stats.md (or .html; "
-            "in the report under Tables, statistics).")
+            "signed-rank, Holm-corrected within the setting, p ≥ 0.05; n splits allow p ≥ 2/2ⁿ "
+            "before Holm's factor, so with few splits every method is ≈). The tests: "
+            f"tables/{experiment}.stats.md (or .html; in the report under Tables, statistics).")
 
 
 def _cells_legend(metric: str, bold: str) -> str:

@@ -141,19 +141,13 @@ def table_decimals(config: dict) -> dict:
     return out
 
 
-def experiment_entry(config: dict, experiment: str) -> dict:
-    """The experiment's entry as the table rule passes it (with its gridded methods)."""
-    from ..pipeline.config import selected_by
-
-    entry = config["experiments"][experiment]
-    return {**entry, "gridded_methods": [m for m in entry["methods"] if selected_by(config, m) is not None]}
-
-
 def experiment_cells(table: pd.DataFrame, config: dict, experiment: str,
                      decimals: dict | None = None) -> list[Cell]:
     """The compared cells of one experiment from its table (the table rule's CSV), in the paper
     tables' order (:func:`gssl.analysis.report.paper_tables`)."""
-    entry = experiment_entry(config, experiment)
+    from ..pipeline.config import table_entry
+
+    entry = table_entry(config, experiment)
     table = with_reference(table, entry)  # the config's reference now, not the one the run saw
     lookup = _reference_lookup(entry)
     decimals = decimals if decimals is not None else table_decimals(config)
@@ -251,20 +245,9 @@ class TableSummary:
 def load_config(path, default="config/config.yaml") -> dict:
     """A paper config merged over the default config (as the workflow merges --configfile over it,
     when that file is there), validated."""
-    from ..pipeline.config import load_yaml, validate_config
+    from ..pipeline.config import load_yaml_files, validate_config
 
-    config: dict = {}
-    for p in ([default] if default and Path(default).exists() else []) + [path]:
-        _deep_update(config, load_yaml(p))
-    return validate_config(config)
-
-
-def _deep_update(base: dict, new: dict) -> None:
-    for k, v in new.items():
-        if isinstance(v, dict) and isinstance(base.get(k), dict):
-            _deep_update(base[k], v)
-        else:
-            base[k] = v
+    return validate_config(load_yaml_files(([default] if default and Path(default).exists() else []) + [path]))
 
 
 def reproduced_experiments(config: dict) -> list[str]:
@@ -460,7 +443,8 @@ def write_index(out_dir, configs_dir="config/experiments") -> Path:
              f"the scored points), the command that reruns them (with `{ENV}`, from the "
              "repository root) and the wall time of its jobs in the run the page was generated from "
              "(first job's start to last job's end, on the project's 2-core machine; other runs "
-             "sharing the cores lengthen it: the page gives the jobs' own total too). `gssl reproduction CONFIG --results RESULTS` regenerates a page and this index.",
+             "sharing the cores lengthen it: the page gives the jobs' own total too). "
+             "`gssl reproduction CONFIG --results RESULTS` regenerates a page and this index.",
              "", "| paper | table | cells | within noise | marked † | command | wall time |",
              "|---|---|---:|---:|---:|---|---:|"]
     for r in rows:

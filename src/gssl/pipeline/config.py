@@ -506,6 +506,13 @@ def selected_by(config: dict, method: str) -> str | None:
     return method if entry.get("grid") else entry.get("selected_as")
 
 
+def table_entry(config: dict, experiment: str) -> dict:
+    """An experiment's entry as the table rule passes it to :mod:`gssl.analysis.report`: with
+    ``gridded_methods``, its methods whose parameters a selection stage chooses."""
+    entry = config["experiments"][experiment]
+    return {**entry, "gridded_methods": [m for m in entry["methods"] if selected_by(config, m) is not None]}
+
+
 def _selection_problems(config: dict, exp: str, entry: dict) -> list[str]:
     """A selection must name a protocol and, unless it reproduces a paper's tuning on the scored
     points, never read the label of a point that a reported protocol scores."""
@@ -670,3 +677,20 @@ def load_yaml(path) -> dict:
         raise ConfigError(f"{path}: the top level must be a mapping of config keys (datasets:, "
                           f"methods:, ...), got a {type(data).__name__}")
     return data
+
+
+def load_yaml_files(paths) -> dict:
+    """Config files merged in order, as Snakemake merges several ``--configfile``: a later file's
+    mapping updates an earlier one's key by key, at every depth; anything else replaces it."""
+    config: dict = {}
+    for path in paths:
+        _deep_update(config, load_yaml(path))
+    return config
+
+
+def _deep_update(base: dict, new: dict) -> None:
+    for k, v in new.items():
+        if isinstance(v, dict) and isinstance(base.get(k), dict):
+            _deep_update(base[k], v)
+        else:
+            base[k] = v
