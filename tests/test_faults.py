@@ -54,9 +54,10 @@ def assert_store_exact(ws: Path, db: Path | None = None) -> dict:
 # ----------------------------------------------------------------------------- concurrency
 @pytest.fixture(scope="module")
 def solved(tmp_path_factory):
-    """64 one-split solve jobs of two experiments run at --cores 32, not logged yet. Compute jobs never
-    open the store, so the contention is between the two experiments' logging jobs: each case below
-    logs these outputs anew, into its own fresh store."""
+    """Two experiments' solve jobs (64 splits in 16 jobs) run at --cores 32, not logged yet. Compute
+    jobs never open the store, so the contention is between the two experiments' logging jobs (how
+    many solve jobs fed them does not matter): each case below logs these outputs anew, into its
+    own fresh store."""
     ws = make_workspace(tmp_path_factory.mktemp("solved") / "ws", TWO_EXPERIMENTS)
     proc = smk(ws, "--cores", "32", "--until", "solve")
     assert rules_of(parse_jobs(proc))["solve"] == 2 * N_JOBS
@@ -68,7 +69,7 @@ def copy_of(solved: Path, folder: Path) -> Path:
     return folder / "ws"
 
 
-def test_64_jobs_at_32_cores_two_loggers_on_a_fresh_sqlite_store(solved, tmp_path):
+def test_two_experiments_at_32_cores_two_loggers_on_a_fresh_sqlite_store(solved, tmp_path):
     """The two logging jobs, writing to one new sqlite file at once, each file exactly their runs.
     Once: the race of two initialisers on a fresh store is repeated where it costs seconds
     (test_tracking's concurrent initialisers), not a workflow run per repeat."""
@@ -77,7 +78,7 @@ def test_64_jobs_at_32_cores_two_loggers_on_a_fresh_sqlite_store(solved, tmp_pat
     assert "solve" not in rules_of(parse_jobs(proc))
     fig = assert_store_exact(ws)
     assert fig["splits"] == 2 * N_SPLITS
-    record("64 jobs, --cores 32, fresh sqlite store", jobs=2 * N_JOBS, **fig)
+    record(f"{2 * N_SPLITS} splits, --cores 32, fresh sqlite store", jobs=2 * N_JOBS, **fig)
 
 
 def free_port() -> int:
@@ -117,7 +118,7 @@ def mlflow_server(folder: Path, port: int):
         proc.wait()
 
 
-def test_64_jobs_at_32_cores_log_exactly_to_a_loopback_mlflow_server(solved, tmp_path):
+def test_two_experiments_at_32_cores_log_exactly_to_a_loopback_mlflow_server(solved, tmp_path):
     """With the server-killed case below, 2 x 138 runs logged through a server."""
     port = free_port()
     with mlflow_server(tmp_path / "server", port):
@@ -125,7 +126,7 @@ def test_64_jobs_at_32_cores_log_exactly_to_a_loopback_mlflow_server(solved, tmp
         smk(ws, "--cores", "32", env={"MLFLOW_TRACKING_URI": f"http://127.0.0.1:{port}"})
         fig = assert_store_exact(ws, tmp_path / "server" / "server.db")
     assert fig["splits"] == 2 * N_SPLITS
-    record("64 jobs, --cores 32, loopback mlflow server", jobs=2 * N_JOBS, **fig)
+    record(f"{2 * N_SPLITS} splits, --cores 32, loopback mlflow server", jobs=2 * N_JOBS, **fig)
 
 
 def _count_runs(db: Path) -> int:

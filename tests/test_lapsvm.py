@@ -43,13 +43,10 @@ def scipy_optimum(K, M, lab, y, gA, gI, loss):
     def jac(w):
         return primal_gradient(K, M, lab, y, gA, gI, w[:n], w[n], loss)
 
-    best = None
-    for method in ("L-BFGS-B", "BFGS"):
-        res = so.minimize(fun, np.zeros(n + 1), jac=jac, method=method,
-                          options={"maxiter": 20000, "gtol": 1e-12, "ftol": 1e-15}
-                          if method == "L-BFGS-B" else {"maxiter": 20000, "gtol": 1e-10})
-        best = res.fun if best is None else min(best, res.fun)
-    return best
+    # BFGS reaches these optima in ~500 iterations (0.2 s); L-BFGS-B, tried beside it, ran into its
+    # 15,000-evaluation limit on every case (12-23 s) without ever getting lower
+    return so.minimize(fun, np.zeros(n + 1), jac=jac, method="BFGS",
+                       options={"maxiter": 20000, "gtol": 1e-10}).fun
 
 
 def test_gradient_matches_finite_differences():

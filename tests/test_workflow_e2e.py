@@ -123,7 +123,7 @@ def test_reproduction_page_from_the_run_carries_its_table(done, tmp_path):
 TIMINGS = {"fit_seconds", "load_seconds"}
 
 
-def test_one_job_per_cell_gives_the_same_numbers_as_one_job_per_split(done, tmp_path):
+def test_one_job_per_cell_gives_the_same_numbers_as_blocks_of_splits(done, tmp_path):
     cfg = {k: v for k, v in SMALL.items() if k != "splits_per_job"}  # default: a job per cell
     ws = make_workspace(tmp_path / "ws", cfg)
     smk(ws, "--cores", "2")
@@ -252,7 +252,7 @@ def _restarted(log: Path, since: float) -> bool:
 
 
 def test_killed_run_leaves_no_accepted_output_and_rerun_completes(done):
-    # a parameter change reruns the 16 rls jobs; kill the whole run while they execute
+    # a parameter change reruns the rls jobs; kill the whole run while they execute
     cfg = json.loads(json.dumps(SMALL))
     cfg["methods"]["rls"]["params"]["gamma_A"] = 0.05
     write_config(done, cfg)

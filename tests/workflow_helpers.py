@@ -26,7 +26,7 @@ SMALL = yaml.safe_load(TEST_CONFIG.read_text())
 _E2E = SMALL["experiments"]["e2e"]  # one dataset, preprocessing and graph
 N_CELLS = len(_E2E["methods"]) * len(_E2E["protocols"])  # 2 x 2
 N_SPLITS = len(_E2E["methods"]) * sum(SMALL["protocols"][p]["repeats"] for p in _E2E["protocols"])  # 32
-N_JOBS = N_SPLITS  # one split per job (splits_per_job: 1)
+N_JOBS = N_SPLITS // SMALL["splits_per_job"]  # 8: blocks of 4 splits (a job costs its imports)
 
 
 def make_workspace(path: Path, config: dict) -> Path:

@@ -122,9 +122,13 @@ def run_provenance(wc):
 
 
 def solver_code_hash(method):
+    return _solver_code_hash(config["methods"][method]["solver"])
+
+
+@functools.cache  # one import closure per solver, not one per job: it reads and parses the sources
+def _solver_code_hash(solver):
     from gssl.solvers.registry import solver_modules
 
-    solver = config["methods"][method]["solver"]
     # gssl.pipeline.selection and gssl.pipeline.config map a selection's choice onto the parameters a
     # job fits with; gssl.tracking.job_runs builds the runs the job asks to log
     return code_hash("gssl.pipeline.stages", "gssl.metrics", "gssl.pipeline.selection", "gssl.pipeline.config",
