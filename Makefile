@@ -29,7 +29,7 @@ run: $(STAMP)
 	@echo "Tables: results/tables/  Plots: results/plots/  Report: results/report.html  MLflow UI: make ui"
 
 test: $(STAMP)
-	$(BIN)/python -m pytest -q -n 2 --dist loadfile
+	$(BIN)/python -m pytest -q -n 2 --dist loadfile --no-loadscope-reorder
 
 # unit tests only: the workflow runs (e2e, faults, cluster, server) and slow tests are left to make test
 check: $(STAMP)

@@ -54,7 +54,20 @@ def pytest_report_header(config):
             f"set GSSL_DATA_MIRROR to a folder laid out like ../shared/data")
 
 
+def _heavy_files_first(items) -> None:
+    """Files with workflow runs (marker e2e), then files with slow tests, then the rest, each group
+    in collection order. make test hands whole files to its two processes in this order
+    (--dist loadfile --no-loadscope-reorder), so the long files start first and the many short
+    ones fill in at the end, instead of a long file starting last while the other process idles."""
+    weight: dict[str, int] = {}
+    for item in items:
+        w = 2 if item.get_closest_marker("e2e") else 1 if item.get_closest_marker("slow") else 0
+        weight[item.nodeid.split("::")[0]] = max(w, weight.get(item.nodeid.split("::")[0], 0))
+    items.sort(key=lambda item: -weight[item.nodeid.split("::")[0]])  # stable: order kept within
+
+
 def pytest_collection_modifyitems(config, items):
+    _heavy_files_first(items)
     present = mirror_present()
     skip = pytest.mark.skip(reason=f"{REALDATA_REASON} ({_missing()})")
     for item in items:
@@ -95,7 +108,7 @@ def pytest_runtest_logreport(report):
 
 
 def _print_fault_figures(terminalreporter) -> None:
-    """The fault-injection suite's figures (tests/test_faults.py), one row per case that ran."""
+    """The fault-injection suite's figures (tests/test_faults_*.py), one row per case that ran."""
     rows = _REPORTED_ROWS
     if not rows:
         return

@@ -1,6 +1,6 @@
 """End-to-end tests: the Snakemake workflow on a small config, in a copy of the repository.
 
-One module-scoped run (4 cells of 8 splits, one split per job: 32 solve jobs, --cores 8, default
+One module-scoped run (4 cells of 8 splits, a job per cell: 4 solve jobs, --cores 8, default
 sqlite store) backs the parallel-logging check, the report checks and the partial-rerun checks, which
 read `snakemake -n` job lists. Fault tests (bad config, bad download, truncated cache, killed job)
 each use their own copy. The runs of their own (the default config, selection) are in
@@ -49,12 +49,12 @@ def test_parallel_jobs_log_one_finished_run_each_in_the_right_experiment(done):
     assert {r[0] for r in runs} == {"e2e"}  # nothing in Default or elsewhere
     assert {r[1] for r in runs} == {"FINISHED"}
     assert {r["mlflow_run_id"] for r in records} == {r[4] for r in mlflow_runs(done, "split")}
-    # each split run sits under its job's run, and the summary step nests those under one run per cell
+    # each split run sits under its job's run, which for a whole-cell job is the cell run
     parent_of = {r[4]: r[5] for r in runs}
     assert all(parent_of[r["mlflow_run_id"]] == r["parent"] for r in records)
     cells = mlflow_runs(done, "cell")
-    assert len(cells) == N_CELLS and all(r[5] is None for r in cells)
-    assert {parent_of[r["parent"]] for r in records} == {r[4] for r in cells}
+    assert len(cells) == N_CELLS and all(r[5] is None for r in cells) and not mlflow_runs(done, "block")
+    assert {r["parent"] for r in records} == {r[4] for r in cells}
 
 
 def test_outputs_tables_plots_and_summary(done):
@@ -123,11 +123,10 @@ def test_reproduction_page_from_the_run_carries_its_table(done, tmp_path):
 TIMINGS = {"fit_seconds", "load_seconds"}
 
 
-def test_one_job_per_cell_gives_the_same_numbers_as_blocks_of_splits(done, tmp_path):
-    cfg = {k: v for k, v in SMALL.items() if k != "splits_per_job"}  # default: a job per cell
-    ws = make_workspace(tmp_path / "ws", cfg)
+def test_blocks_of_splits_give_the_same_numbers_as_one_job_per_cell(done, tmp_path):
+    ws = make_workspace(tmp_path / "ws", {**SMALL, "splits_per_job": 4})
     smk(ws, "--cores", "2")
-    assert len(run_files(ws)) == N_CELLS
+    assert len(run_files(ws)) == N_SPLITS // 4
 
     def numbers(workspace):
         return {(r["method"], r["protocol"], r["split"]):
@@ -136,11 +135,13 @@ def test_one_job_per_cell_gives_the_same_numbers_as_blocks_of_splits(done, tmp_p
 
     batched, single = numbers(ws), numbers(done)
     assert len(batched) == N_SPLITS and batched == single  # bit for bit: direct solves
-    # a whole-cell job's own run is the cell run: no extra level
-    cells = mlflow_runs(ws, "cell")
-    assert len(cells) == N_CELLS and not mlflow_runs(ws, "block")
-    parents = {r[5] for r in mlflow_runs(ws, "split")}
-    assert parents == {r[4] for r in cells}
+    # a block's run sits between its splits' runs and the cell run the summary step makes
+    records, cells = split_records(ws), mlflow_runs(ws, "cell")
+    parent_of = {r[4]: r[5] for r in mlflow_runs(ws)}
+    blocks = mlflow_runs(ws, "block")
+    assert len(cells) == N_CELLS and len(blocks) == N_SPLITS // 4
+    assert {r["parent"] for r in records} == {r[4] for r in blocks}
+    assert {parent_of[r[4]] for r in blocks} == {r[4] for r in cells}
 
 
 def test_gssl_verify_passes_a_finished_run_and_names_each_corruption(done, tmp_path):

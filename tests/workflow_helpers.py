@@ -1,4 +1,4 @@
-"""Helpers of the workflow tests (test_workflow_e2e.py, test_faults.py): a copy of the workflow
+"""Helpers of the workflow tests (test_workflow_e2e.py, test_faults_*.py): a copy of the workflow
 with its own config, Snakemake run in it, and readers of what a run left (outputs, MLflow store,
 the logging jobs' ledgers)."""
 
@@ -26,7 +26,12 @@ SMALL = yaml.safe_load(TEST_CONFIG.read_text())
 _E2E = SMALL["experiments"]["e2e"]  # one dataset, preprocessing and graph
 N_CELLS = len(_E2E["methods"]) * len(_E2E["protocols"])  # 2 x 2
 N_SPLITS = len(_E2E["methods"]) * sum(SMALL["protocols"][p]["repeats"] for p in _E2E["protocols"])  # 32
-N_JOBS = N_SPLITS // SMALL["splits_per_job"]  # 8: blocks of 4 splits (a job costs its imports)
+N_JOBS = N_CELLS if SMALL["splits_per_job"] is None else N_SPLITS // SMALL["splits_per_job"]  # 4: a job per cell
+
+
+def record(case: str, **figures) -> None:
+    """One row of the fault suite's figures (test_faults_*.py)."""
+    FIGURE_ROWS.append({"case": case, **figures})
 
 
 def make_workspace(path: Path, config: dict) -> Path:

@@ -1,0 +1,81 @@
+"""Fault injection (issue #21), bad config inputs: each is refused before any job, by Snakemake
+and by ``gssl config check``, with the message that names it (FIGURE_ROWS: conftest.py).
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+import yaml
+from workflow_helpers import SMALL, make_workspace, record, smk
+
+pytestmark = [pytest.mark.e2e, pytest.mark.faults, pytest.mark.slow]
+
+# ----------------------------------------------------------------------------- bad inputs
+def _with(section_edit):
+    cfg = json.loads(json.dumps(SMALL))
+    section_edit(cfg)
+    return cfg
+
+
+BAD_INPUTS = {
+    "a key given twice": ("graphs:\n  knn8:\n    kind: knn\n    k: 10\n    k: 30\n",
+                          "key 'k' is given twice in one mapping"),
+    # Snakemake parses these itself, before the workflow's own checks: its messages, not ours
+    "YAML syntax error": ("graphs: {knn8: [\n", ("line 2", "not valid JSON or YAML")),
+    "a list at the top level": ("- graphs\n- methods\n", ("must be a mapping", "keys at top level")),
+    "an empty file": ("", ("is empty", "keys at top level")),
+    "an unknown protocol key": (yaml.safe_dump(_with(lambda c: c["protocols"]["lpc1"].update(shots=2))),
+                                "unknown keys ['shots']"),
+    "label_fraction fraction 1.0": (yaml.safe_dump(_with(lambda c: c["protocols"].update(
+        lpc1={"kind": "label_fraction", "fraction": 1.0, "repeats": 2}))), "protocols.lpc1.fraction"),
+    "noise: .nan": ("datasets:\n  moons:\n    source: two_moons\n    params: {noise: .nan}\n",
+                    "datasets.moons.params.noise' is NaN"),
+    "results: naming a file": ("results: afile\n", "'afile' is a file"),
+    "a 1e-06 read as text": ("methods:\n  rls:\n    solver: rls\n    params: {gamma_A: 1e-06}\n",
+                             "write it with a dot"),
+    # known before any job (issue #33): each with the message its job would give (test_config.py
+    # compares them with the jobs' own)
+    "k >= n": ("graphs:\n  knn8: {kind: knn, k: 160}\n",
+               "k=160 neighbours requested but the data has only 160 points; the maximum allowed k is 159"),
+    "a class name that does not exist": ("datasets:\n  moons: {source: two_moons, classes: ['0', 'two']}\n",
+                                         "dataset 'two_moons' has no class named 'two'"),
+    "class indices out of range": ("datasets:\n  moons: {source: two_moons, class_indices: [0, 2]}\n",
+                                   "dataset 'two_moons': class 2 is neither a label index in 0..1"),
+    "overlapping groups": ("datasets:\n  moons: {source: two_moons, groups: [['0', '1'], ['1']]}\n",
+                           "select: groups must be non-empty and disjoint, got [[0, 1], [1]]"),
+    "pca with more components than features": (
+        "preprocessing:\n  std: [{pca: {n_components: 20}}]\n",
+        "pca n_components=20 exceeds the maximum 10 for features of shape (160, 10)"),
+    "random_projection with more components than features": (
+        "preprocessing:\n  std: [{random_projection: {n_components: 50}}]\n",
+        "random_projection n_components=50 exceeds the 10 features it projects"),
+    "n_samples: 0": ("datasets:\n  moons: {source: two_moons, params: {n_samples: 0}}\n",
+                     "two_moons: n_samples must be an integer >= 2, got 0"),
+    "n_samples: many": ("datasets:\n  moons: {source: two_moons, params: {n_samples: many}}\n",
+                        "two_moons: n_samples must be an integer >= 2, got 'many'"),
+    "noise: -1": ("datasets:\n  moons: {source: two_moons, params: {noise: -1}}\n",
+                  "two_moons: noise must be a number >= 0, got -1"),
+}
+
+
+@pytest.mark.parametrize("case", list(BAD_INPUTS))
+def test_each_bad_input_is_refused_before_any_job_by_snakemake_and_gssl_config_check(tmp_path, case):
+    text, expected = BAD_INPUTS[case]
+    by_check, by_snakemake = expected if isinstance(expected, tuple) else (expected, expected)
+    ws = make_workspace(tmp_path / "ws", SMALL)
+    (ws / "afile").write_text("not a folder")
+    (ws / "bad.yaml").write_text(text)
+    proc = smk(ws, "-n", "--configfile", "bad.yaml", check=False)
+    check = subprocess.run([str(Path(sys.executable).with_name("gssl")), "config", "check",
+                            "config/config.yaml", "bad.yaml"], cwd=ws, capture_output=True, text=True)
+    for out, expected in ((proc, by_snakemake), (check, by_check)):
+        assert out.returncode != 0, f"accepted: {case}"
+        assert expected in out.stdout + out.stderr, (case, (out.stdout + out.stderr)[-2000:])
+        assert "Traceback" not in out.stderr
+    assert not (ws / "results").exists()
+    record(f"bad input: {case}", inputs_silently_wrong=0, note="refused by both, before any job")
