@@ -5,13 +5,12 @@ and by ``gssl config check``, with the message that names it (FIGURE_ROWS: conft
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
-from pathlib import Path
 
 import pytest
 import yaml
 from workflow_helpers import SMALL, make_workspace, record, smk
+
+from gssl.cli import main
 
 pytestmark = [pytest.mark.e2e, pytest.mark.faults, pytest.mark.slow]
 
@@ -64,18 +63,20 @@ BAD_INPUTS = {
 
 
 @pytest.mark.parametrize("case", list(BAD_INPUTS))
-def test_each_bad_input_is_refused_before_any_job_by_snakemake_and_gssl_config_check(tmp_path, case):
+def test_each_bad_input_is_refused_before_any_job_by_snakemake_and_gssl_config_check(
+        tmp_path, case, monkeypatch, capsys):
     text, expected = BAD_INPUTS[case]
     by_check, by_snakemake = expected if isinstance(expected, tuple) else (expected, expected)
     ws = make_workspace(tmp_path / "ws", SMALL)
     (ws / "afile").write_text("not a folder")
     (ws / "bad.yaml").write_text(text)
     proc = smk(ws, "-n", "--configfile", "bad.yaml", check=False)
-    check = subprocess.run([str(Path(sys.executable).with_name("gssl")), "config", "check",
-                            "config/config.yaml", "bad.yaml"], cwd=ws, capture_output=True, text=True)
-    for out, expected in ((proc, by_snakemake), (check, by_check)):
-        assert out.returncode != 0, f"accepted: {case}"
-        assert expected in out.stdout + out.stderr, (case, (out.stdout + out.stderr)[-2000:])
-        assert "Traceback" not in out.stderr
+    assert proc.returncode != 0, f"accepted by snakemake: {case}"
+    assert by_snakemake in proc.stdout + proc.stderr, (case, (proc.stdout + proc.stderr)[-2000:])
+    assert "Traceback" not in proc.stderr
+    monkeypatch.chdir(ws)  # `gssl config check` in this process: an exception would fail the test
+    assert main(["config", "check", "config/config.yaml", "bad.yaml"]) != 0, f"accepted by gssl config check: {case}"
+    out = capsys.readouterr()
+    assert by_check in out.out + out.err, (case, (out.out + out.err)[-2000:])
     assert not (ws / "results").exists()
     record(f"bad input: {case}", inputs_silently_wrong=0, note="refused by both, before any job")

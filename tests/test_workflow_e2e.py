@@ -401,13 +401,13 @@ def test_truncated_graph_cache_is_refused_with_the_fix(tmp_path):
     cfg["protocols"] = {"lpc1": {"kind": "labels_per_class", "n": 1, "repeats": 1}}
     cfg["experiments"]["e2e"].update(methods=["rls"], protocols=["lpc1"])
     ws = make_workspace(tmp_path / "ws", cfg)
-    smk(ws, "--cores", "2")
+    target = "results/runs/e2e/moons/std/knn8/rls/lpc1/splits0-0.json"
+    smk(ws, "--cores", "2", target)  # the solve job's inputs and output: what the fault needs
     graph = ws / "results" / "graphs" / "moons" / "std" / "knn8.h5"
     stat, data = graph.stat(), graph.read_bytes()
     graph.write_bytes(data[: len(data) // 2])
     # keep its old mtime: newer than its inputs, older than its outputs, so nothing rebuilds it
     os.utime(graph, ns=(stat.st_atime_ns, stat.st_mtime_ns))
-    target = "results/runs/e2e/moons/std/knn8/rls/lpc1/splits0-0.json"
     proc = smk(ws, "--cores", "1", "--forcerun", "solve", target, check=False)
     assert "rule graph" not in proc.stdout + proc.stderr, "the truncated cache was rebuilt, not refused"
     assert proc.returncode != 0
