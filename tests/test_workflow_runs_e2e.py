@@ -61,7 +61,7 @@ def test_a_changed_grid_reruns_selection_and_only_the_cells_whose_choice_changed
         cfg = json.loads(json.dumps(SELECTION))
         cfg["methods"]["laprls"]["grid"] = grid
         write_config(ws, cfg)
-        return parse_jobs(smk(ws, "--cores", "2"))
+        return parse_jobs(smk(ws, "--cores", "2", "--until", "solve"))  # what is asked of the DAG: no tables, no MLflow
 
     # a new grid value that does not win: the new points and the selection run, no evaluation cell
     other = [v for v in (0.01, 1.0) if v != chosen["gamma_I"]][0]
