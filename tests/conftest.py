@@ -59,11 +59,11 @@ def _heavy_files_first(items) -> None:
     in collection order. make test hands whole files to its two processes in this order
     (--dist loadfile --no-loadscope-reorder), so the long files start first and the many short
     ones fill in at the end, instead of a long file starting last while the other process idles."""
-    weight: dict[str, int] = {}
+    weight: dict = {}
     for item in items:
         w = 2 if item.get_closest_marker("e2e") else 1 if item.get_closest_marker("slow") else 0
-        weight[item.nodeid.split("::")[0]] = max(w, weight.get(item.nodeid.split("::")[0], 0))
-    items.sort(key=lambda item: -weight[item.nodeid.split("::")[0]])  # stable: order kept within
+        weight[item.path] = max(w, weight.get(item.path, 0))
+    items.sort(key=lambda item: -weight[item.path])  # stable: order kept within
 
 
 def pytest_collection_modifyitems(config, items):

@@ -14,6 +14,7 @@ from gssl.cli import main
 
 pytestmark = [pytest.mark.e2e, pytest.mark.faults, pytest.mark.slow]
 
+
 # ----------------------------------------------------------------------------- bad inputs
 def _with(section_edit):
     cfg = json.loads(json.dumps(SMALL))

@@ -17,7 +17,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from workflow_helpers import FIGURE_ROWS, SMALL, make_workspace, parse_jobs, smk
+from workflow_helpers import SMALL, make_workspace, parse_jobs, record, smk
 
 pytestmark = [pytest.mark.faults]
 
@@ -92,10 +92,6 @@ def verify(ws: Path) -> subprocess.CompletedProcess:
     return subprocess.run([GSSL, "verify", "results"], cwd=ws, capture_output=True, text=True)
 
 
-def record(case: str, note: str, **figures) -> None:
-    FIGURE_ROWS.append({"case": case, "note": note, **figures})
-
-
 @pytest.mark.e2e
 @pytest.mark.slow
 def test_verify_passes_the_run_and_its_ledger_records_caches_and_pending_files(run):
@@ -129,7 +125,7 @@ def test_verify_refuses_a_valid_cache_file_of_another_config_or_kind_as_the_next
     proc = smk(ws, "--cores", "1", env=run[1], check=False)
     log = (ws / "logs" / "solve" / "e2e" / "moons" / "std" / "knn8" / "rls" / "lpc1" / "splits0-1.log").read_text()
     assert proc.returncode != 0 and problems[0].split(": delete it")[0] in log
-    record(f"verify: {case}", "verify names the file, what it holds and what is expected, as the "
+    record(f"verify: {case}", note="verify names the file, what it holds and what is expected, as the "
                               "solve job of the next run does", accepted_corrupt=0)
 
 
@@ -154,7 +150,7 @@ def test_a_corrupt_pending_file_is_named_by_verify_and_refused_by_the_logging_jo
     log = (ws / "logs" / "report" / "e2e.mlflow.log").read_text()
     assert proc.returncode != 0 and f"{PENDING} is not a complete pending-runs file" in log, log[-2000:]
     assert "mlflow_summary" in {j["rule"] for j in parse_jobs(proc)}
-    record("pending-runs file with 8 bytes overwritten, mtime kept", "verify names it; the logging job "
+    record("pending-runs file with 8 bytes overwritten, mtime kept", note="verify names it; the logging job "
            "(--forcerun) refuses it by name and logs nothing", accepted_corrupt=0)
 
 
@@ -173,5 +169,5 @@ def test_verify_names_a_pending_file_edited_into_another_valid_one(run, tmp_path
     out = verify(ws)
     assert out.returncode == 1, out.stdout
     assert f"{PENDING}: its sha256" in out.stdout and "e2e.summary.json logged" in out.stdout, out.stdout
-    record("pending-runs file edited into another valid one", "verify names it (sha256 against the "
+    record("pending-runs file edited into another valid one", note="verify names it (sha256 against the "
            "ledger's)", accepted_corrupt=0)
