@@ -45,7 +45,7 @@ report: $(STAMP)
 # kept a 2-core machine busy for minutes before the port answered
 ui: $(STAMP)
 	@echo "Open an experiment on its comparison of cells (the links below), or click 'Model training' once:"
-	@$(BIN)/python -c "import glob, json; [print('  ' + d['experiment'] + ': ' + d['ui']) for d in (json.load(open(p)) for p in sorted(glob.glob('results/mlflow/*.json'))) if 'ui' in d]"
+	@$(BIN)/python -c "import glob, json; [print('  ' + d['experiment'] + ': ' + d['ui']) for d in (json.load(open(p)) for p in sorted(glob.glob('results/mlflow/*.summary.json'))) if 'ui' in d]"
 	MLFLOW_DISABLE_TELEMETRY=$${MLFLOW_DISABLE_TELEMETRY:-true} $(BIN)/mlflow ui --backend-store-uri sqlite:///$(CURDIR)/results/mlflow.db --host 127.0.0.1 --port 5000 --workers 1
 
 # a tracking server for many runs or a team: PostgreSQL backend (created on first use in

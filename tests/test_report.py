@@ -249,25 +249,22 @@ class _Files(list):
         self.__dict__.update(named)
 
 
-def _job(rule, config):
+def _job(config):
+    """The aggregate job of the default experiment, as its captions see it."""
     from types import SimpleNamespace
 
     exp = "demo_digits"
     t, p = f"results/tables/{exp}", f"results/plots/{exp}"
-    outputs = {"table": _Files(csv=f"{t}.csv", md=f"{t}.md", html=f"{t}.html"),
-               "plot": _Files(f"{p}/error.png"),
-               "statistics": _Files(csv=f"{t}.stats.csv", md=f"{t}.stats.md", html=f"{t}.stats.html",
-                                    ranks=f"{t}.ranks.json", boxes=f"{p}/boxes.png", cd=f"{p}/cd.png",
-                                    heatmap=f"{p}/ranks.png")}
-    params = {"table": SimpleNamespace(experiment=config["experiments"][exp], labels=LABELS, code="0"),
-              "plot": SimpleNamespace(labels=LABELS, code="0"), "statistics": SimpleNamespace(code="0")}
-    return SimpleNamespace(wildcards=SimpleNamespace(experiment=exp), input=_Files(f"{t}.csv"),
-                           output=outputs[rule], params=params[rule], config=config, rule=rule)
+    output = _Files(csv=f"{t}.csv", md=f"{t}.md", html=f"{t}.html", plot=f"{p}/error.png",
+                    stats_csv=f"{t}.stats.csv", stats_md=f"{t}.stats.md", stats_html=f"{t}.stats.html",
+                    ranks=f"{t}.ranks.json", boxes=f"{p}/boxes.png", cd=f"{p}/cd.png", heatmap=f"{p}/ranks.png")
+    params = SimpleNamespace(experiment=config["experiments"][exp], labels=LABELS, code="0")
+    return SimpleNamespace(wildcards=SimpleNamespace(experiment=exp), input=_Files("results/runs/x.json"),
+                           output=output, params=params, config=config, rule="aggregate")
 
 
-# caption -> the rule whose output it describes
-CAPTIONS = {"table.rst": "table", "plot.rst": "plot", "stats.rst": "statistics", "boxes.rst": "statistics",
-            "cd.rst": "statistics", "ranks.rst": "statistics"}
+# the captions of the aggregate rule's outputs
+CAPTIONS = ("table.rst", "plot.rst", "stats.rst", "boxes.rst", "cd.rst", "ranks.rst")
 
 
 def _render(name, snakemake):
@@ -304,15 +301,15 @@ def test_every_report_text_renders_without_a_docutils_message():
                                          if e in experiments_to_run(config)], name
         assert all(" × " in i[2] for i in items)
     config = dict(_configs())["config.yaml"]
-    for caption, rule in CAPTIONS.items():
-        text = _render(caption, _job(rule, config))
+    for caption in CAPTIONS:
+        text = _render(caption, _job(config))
         assert "demo_digits" in text and "{{" not in text
-    assert len(re.findall(r"\bbold\b", _render("table.rst", _job("table", config)), re.I)) == 1
+    assert len(re.findall(r"\bbold\b", _render("table.rst", _job(config)), re.I)) == 1
 
 
 
 def test_a_truncated_job_output_is_named_with_the_fix(tmp_path):
-    """Issue 33: `truncate -s 100` of a solve job's JSON made the statistics job fail with
+    """Issue 33: `truncate -s 100` of a solve job's JSON made the statistics job (now aggregate) fail with
     "Unterminated string ..." and no path."""
     from gssl.analysis.report import load_runs
     from gssl.errors import CacheError

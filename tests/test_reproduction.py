@@ -1,5 +1,5 @@
 """The reproduction pages (gssl.analysis.reproduction, issue 32) on constructed runs: the verdict's
-criterion, the numbers against the table rule's, the † and paper-statistic cells, the index counts.
+criterion, the numbers against the aggregate rule's, the † and paper-statistic cells, the index counts.
 The page generated from a real workflow run: test_workflow_e2e.py (it reuses that module's run)."""
 
 from __future__ import annotations
@@ -46,7 +46,7 @@ def _config() -> dict:
 
 
 def _table(config: dict, experiment: str) -> pd.DataFrame:
-    """What the table rule writes for the constructed runs (report.py's functions, its CSV format)."""
+    """What the aggregate rule writes for the constructed runs (report.py's functions, its CSV format)."""
     rows = [{"dataset": "moons", "prep": "std", "graph": "knn", "method": m, "protocol": "p4", "split": s,
              "error_unlabeled": e, "solver_discrete_energy": ENERGY[s]}
             for m in config["experiments"][experiment]["methods"] for s, e in enumerate(ERRORS[m])]

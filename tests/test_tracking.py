@@ -9,7 +9,7 @@ from gssl.errors import TrackingError
 from gssl.tracking.records import (INDEX_TAG, KIND_TAG, RECORD_TAG, SUPERSEDED_TAG, read_pending, run_tree,
                                    write_pending)
 from gssl.tracking.client import (default_tracking_uri, flatten, init_store, log_cell, log_pending, log_run,
-                                  read_sentinel, summarize)
+                                  summarize)
 
 
 @pytest.fixture()
@@ -277,14 +277,6 @@ def test_summary_refuses_runs_from_another_store(store):
     uri, ids = store
     with pytest.raises(TrackingError, match="not in experiment"):
         summarize(uri, ids["exp_a"], "exp_a", ["0" * 32], [])
-
-
-def test_sentinel_checks_uri_and_name(tmp_path):
-    p = tmp_path / "s.json"
-    p.write_text(json.dumps({"experiment": "e", "experiment_id": "7", "tracking_uri": "sqlite:///a"}))
-    assert read_sentinel(p, "e", "sqlite:///a") == "7"
-    with pytest.raises(TrackingError, match="forcerun mlflow_experiment"):
-        read_sentinel(p, "e", "sqlite:///b")
 
 
 def test_flatten():

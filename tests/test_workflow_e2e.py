@@ -203,7 +203,7 @@ def test_changing_one_method_reruns_only_its_jobs_and_the_report(done):
     solves = [j for j in jobs if j["rule"] == "solve"]
     assert len(solves) == N_JOBS // 2
     assert {j["wildcards"]["method"] for j in solves} == {"rls"}
-    assert set(rules_of(jobs)) == {"solve", "table", "plot", "statistics", "mlflow_summary", "all"}
+    assert set(rules_of(jobs)) == {"solve", "aggregate", "mlflow_summary", "all"}
 
 
 def test_adding_entries_reruns_nothing_that_exists(done):
@@ -332,7 +332,7 @@ def test_every_job_requests_memory_and_runtime(tmp_path):
         rule = m.group(1) if m else rule
         if line.strip().startswith("resources:") and rule != "all":
             requests[rule] = dict(kv.strip().split("=", 1) for kv in line.strip()[len("resources:"):].split(","))
-    assert {"dataset", "features", "graph", "splits", "solve", "table", "mlflow_summary"} <= set(requests)
+    assert {"dataset", "features", "graph", "splits", "solve", "aggregate", "mlflow_summary"} <= set(requests)
     assert all("mem_mb" in r and "runtime" in r for r in requests.values()), requests
     assert requests["solve"]["mem_mb"] == "8000" and requests["graph"]["runtime"] == "120"
 

@@ -6,60 +6,25 @@ TABLES_MEANS = "results: mean ± std"
 TABLES_STATS = "statistics: intervals, tests, ranks"
 
 
-rule table:
+rule aggregate:
+    # An experiment's tables, statistics and plots, in one job: the solve jobs' outputs read once,
+    # and one process instead of three. The CSV (long format) also feeds mlflow_summary; the report
+    # shows the HTML tables and the plots. gssl.analysis (report, stats, ranks, plots) holds the
+    # numerics, workflow/scripts/aggregate.py the order.
     input:
         lambda wc: experiment_runs(wc.experiment),
     output:
-        # the CSV (long format) feeds plot and mlflow_summary; the report shows the HTML tables
         csv=f"{RESULTS}/tables/{{experiment}}.csv",
         md=f"{RESULTS}/tables/{{experiment}}.md",
         html=report(f"{RESULTS}/tables/{{experiment}}.html", category="Tables", subcategory=TABLES_MEANS,
                     caption="../report/table.rst", labels={"experiment": "{experiment}"}),
-    log:
-        "logs/report/{experiment}.table.log",
-    params:
-        experiment=lambda wc: table_entry(config, wc.experiment),
-        labels=lambda wc: protocol_labels(wc.experiment),
-        code=code_hash("gssl.analysis.report", "gssl.analysis.stats"),
-    resources:
-        mem_mb=per_attempt(2000),
-        runtime=per_attempt(15),
-    conda:
-        "../../environment.yml"
-    script:
-        "../scripts/table.py"
-
-
-rule plot:
-    input:
-        f"{RESULTS}/tables/{{experiment}}.csv",
-    output:
-        report(f"{RESULTS}/plots/{{experiment}}/error.png", category="Plots",
-               caption="../report/plot.rst", labels={"experiment": "{experiment}", "plot": "error vs labels"}),
-    log:
-        "logs/report/{experiment}.plot.log",
-    params:
-        labels=lambda wc: protocol_labels(wc.experiment),
-        code=code_hash("gssl.analysis.report", "gssl.analysis.stats"),
-    resources:
-        mem_mb=per_attempt(2000),
-        runtime=per_attempt(15),
-    conda:
-        "../../environment.yml"
-    script:
-        "../scripts/plot.py"
-
-
-rule statistics:
-    # paired tests within each setting, ranks and the critical difference across settings, and the
-    # plots of both (issue #18); gssl.analysis.stats and gssl.analysis.plots hold the numerics
-    input:
-        lambda wc: experiment_runs(wc.experiment),
-    output:
-        csv=f"{RESULTS}/tables/{{experiment}}.stats.csv",
-        md=f"{RESULTS}/tables/{{experiment}}.stats.md",
-        html=report(f"{RESULTS}/tables/{{experiment}}.stats.html", category="Tables", subcategory=TABLES_STATS,
-                    caption="../report/stats.rst", labels={"experiment": "{experiment}"}),
+        plot=report(f"{RESULTS}/plots/{{experiment}}/error.png", category="Plots",
+                    caption="../report/plot.rst", labels={"experiment": "{experiment}", "plot": "error vs labels"}),
+        stats_csv=f"{RESULTS}/tables/{{experiment}}.stats.csv",
+        stats_md=f"{RESULTS}/tables/{{experiment}}.stats.md",
+        stats_html=report(f"{RESULTS}/tables/{{experiment}}.stats.html", category="Tables",
+                          subcategory=TABLES_STATS, caption="../report/stats.rst",
+                          labels={"experiment": "{experiment}"}),
         ranks=f"{RESULTS}/tables/{{experiment}}.ranks.json",
         boxes=report(f"{RESULTS}/plots/{{experiment}}/boxes.png", category="Plots",
                      caption="../report/boxes.rst", labels={"experiment": "{experiment}", "plot": "boxes"}),
@@ -68,18 +33,20 @@ rule statistics:
         heatmap=report(f"{RESULTS}/plots/{{experiment}}/ranks.png", category="Plots",
                        caption="../report/ranks.rst", labels={"experiment": "{experiment}", "plot": "ranks"}),
     log:
-        "logs/report/{experiment}.statistics.log",
+        "logs/report/{experiment}.aggregate.log",
     benchmark:
-        f"{RESULTS}/benchmarks/statistics/{{experiment}}.tsv"
+        f"{RESULTS}/benchmarks/aggregate/{{experiment}}.tsv"
     params:
-        code=code_hash("gssl.analysis.report", "gssl.analysis.stats", "gssl.analysis.plots"),
+        experiment=lambda wc: table_entry(config, wc.experiment),
+        labels=lambda wc: protocol_labels(wc.experiment),
+        code=code_hash("gssl.analysis.report", "gssl.analysis.stats", "gssl.analysis.ranks", "gssl.analysis.plots"),
     resources:
         mem_mb=per_attempt(2000),
         runtime=per_attempt(30),
     conda:
         "../../environment.yml"
     script:
-        "../scripts/statistics.py"
+        "../scripts/aggregate.py"
 
 
 localrules:
@@ -87,7 +54,8 @@ localrules:
 
 
 rule mlflow_summary:
-    # The experiment's one logging job: the runs every solve, grid and select job left to log
+    # The experiment's one logging job: the store's schema and the experiment where missing, the
+    # runs every solve, grid and select job left to log
     # (*.mlflow.json.gz; those logged before are found by their tag, not logged twice), a cell run
     # over each cell solved in several jobs, the summary run, and the superseded tags. A local
     # rule: on a cluster it runs on the submit host, which reaches the tracking server.
@@ -95,12 +63,7 @@ rule mlflow_summary:
         runs=lambda wc: experiment_runs(wc.experiment),
         pending=lambda wc: pending_runs(wc.experiment),
         grid_runs=lambda wc: experiment_selection(wc.experiment)[0],
-        csv=f"{RESULTS}/tables/{{experiment}}.csv",
-        md=f"{RESULTS}/tables/{{experiment}}.md",
-        html=f"{RESULTS}/tables/{{experiment}}.html",
-        plot=f"{RESULTS}/plots/{{experiment}}/error.png",
-        stats=rules.statistics.output,
-        experiment=f"{RESULTS}/mlflow/{{experiment}}.json",
+        tables=rules.aggregate.output,
     output:
         f"{RESULTS}/mlflow/{{experiment}}.summary.json",
     log:
@@ -110,7 +73,8 @@ rule mlflow_summary:
     params:
         tracking_uri=TRACKING_URI,
         experiment=lambda wc: config["experiments"][wc.experiment],
-        code=code_hash("gssl.tracking.client"),
+        headline=lambda wc: expected_headline(config, wc.experiment),
+        code=code_hash("gssl.tracking.client"),  # new saved views reach existing stores
     resources:
         mem_mb=per_attempt(2000),
         runtime=per_attempt(30),

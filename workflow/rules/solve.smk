@@ -4,30 +4,6 @@
 # report.smk) logs them: no compute job imports MLflow or needs a route to the tracking store.
 
 
-localrules:
-    mlflow_experiment,
-
-
-rule mlflow_experiment:
-    # Creates the store's schema (under a file lock: several of these jobs run at once) and the
-    # experiment, before its logging job (mlflow_summary) logs to it.
-    output:
-        f"{RESULTS}/mlflow/{{experiment}}.json",
-    log:
-        "logs/mlflow/{experiment}.log",
-    resources:
-        mem_mb=per_attempt(1000),
-        runtime=per_attempt(10),
-    conda:
-        "../../environment.yml"
-    params:
-        tracking_uri=TRACKING_URI,
-        description=lambda wc: config["experiments"][wc.experiment].get("description", ""),
-        headline=lambda wc: expected_headline(config, wc.experiment),
-        code=code_hash("gssl.tracking.client"),  # new saved views reach existing stores
-    script:
-        "../scripts/mlflow_init.py"
-
 
 rule solve:
     input:

@@ -1,6 +1,7 @@
-"""The experiment's logging job: log the runs its solve, grid and select jobs left to log (those not
-in the store yet), a parent run for each cell whose splits ran in several jobs, and the summary run
-(tables, plots); mark every run that is no longer current as superseded. Writes the run ids of
+"""The experiment's logging job: create the store's schema and the experiment where they are missing
+(under a file lock: the logging jobs of several experiments may start at once), log the runs its
+solve, grid and select jobs left to log (those not in the store yet), a parent run for each cell
+whose splits ran in several jobs, and the summary run (tables, plots); mark every run that is no longer current as superseded. Writes the run ids of
 every job output (the ledger from job outputs to MLflow runs), the sha256 of every pending-runs
 file it logged, and the params each cache file the experiment read was to be built with (from this
 run's config): what `gssl verify` checks the results folder against."""
@@ -15,16 +16,19 @@ from gssl.metrics import split_statistics
 from gssl.pipeline.stages import read_blocks
 from gssl.analysis.stats import KEYS
 from gssl.tracking.records import KIND_TAG, run_name
-from gssl.tracking.client import connect, log_pending, read_sentinel, summarize
+from gssl.tracking.client import init_store, log_pending, summarize
+from gssl.tracking.views import ui_link
 from gssl.analysis.verify import expected_caches
 
 sm = snakemake
 with job_context(sm.log[0]) as log:
     t_start = time.perf_counter()
     name = sm.wildcards.experiment
-    exp_id = read_sentinel(sm.input.experiment, name, sm.params.tracking_uri)
-    connect(sm.params.tracking_uri, exp_id)
-    t_connect = time.perf_counter()
+    results = Path(sm.output[0]).parents[1]  # the ledger's paths start with it
+    exp_id = init_store(sm.params.tracking_uri, [name], results_dir=results,
+                        descriptions={name: sm.params.experiment.get("description", "")},
+                        headlines={name: tuple(sm.params.headline)})[name]
+    t_init = time.perf_counter()
     digests = {}  # pending-runs file -> sha256 of the bytes logged
     logged = log_pending(sm.params.tracking_uri, exp_id, sm.input.pending, digests=digests)
     t_logged = time.perf_counter()
@@ -51,20 +55,18 @@ with job_context(sm.log[0]) as log:
                                "gssl.solver": first["method_params"]["solver"]},
                       "params": {"method": first["method_params"]}, "metrics": metrics,
                       "children": [rid for _, rid in group]})
-    sid = summarize(sm.params.tracking_uri, exp_id, name, current,
-                    [sm.input.csv, sm.input.md, sm.input.html, sm.input.plot, *sm.input.stats],
+    sid = summarize(sm.params.tracking_uri, exp_id, name, current, list(sm.input.tables),
                     params={"experiment": sm.params.experiment},
                     metrics={"n_runs": len(current), "n_cells": len(by_cell)}, cells=cells)
     t_done = time.perf_counter()
     n_new = sum(1 + len(t["children"]) for trees in ledger.values() for t in trees if t["logged"])
-    timings = {"connect_seconds": t_connect - t_start, "log_seconds": t_logged - t_connect,
+    timings = {"init_seconds": t_init - t_start, "log_seconds": t_logged - t_init,
                "summary_seconds": t_done - t_logged, "job_seconds": t_done - t_start}
     atomic_write_text(sm.output[0], json.dumps({
         "experiment": name, "experiment_id": exp_id, "summary_run_id": sid,
         "n_split_runs": sum(len(b["splits"]) for p in sm.input.runs for b in blocks[p]),
         "n_cells": len(by_cell), "n_job_runs": len(current), "n_logged_now": n_new,
-        "tracking_uri": sm.params.tracking_uri,
-        "results": str(Path(sm.output[0]).parent.parent),  # the ledger's paths start with it
+        "tracking_uri": sm.params.tracking_uri, "ui": ui_link(exp_id), "results": str(results),
         "timings": timings, "runs": ledger, "pending": digests,
         "caches": expected_caches(sm.config, name)}, indent=1) + "\n")
     log.info("summary run %s over %d cells; %d runs logged now, %d current job runs; timings %s", sid,

@@ -238,11 +238,11 @@ def tuned_on_scored_points(entry: dict) -> list[str]:
     """Methods whose reported numbers were tuned on the points they are scored on: those the
     experiment lists in ``tuned_on_scored_points``, and every method chosen by a selection with
     ``scored_points: true`` (the papers' protocol, reproduced; the tables mark them): the
-    methods with a grid, which the table rule lists as ``gridded_methods`` (all methods when the
+    methods with a grid, which the aggregate rule lists as ``gridded_methods`` (all methods when the
     entry does not say)."""
     out = list(entry.get("tuned_on_scored_points") or [])
     if (entry.get("selection") or {}).get("scored_points"):
-        chosen = entry.get("gridded_methods", entry.get("methods", []))  # set by the table rule
+        chosen = entry.get("gridded_methods", entry.get("methods", []))  # set by the aggregate rule
         out += [m for m in chosen if m not in out]
     return out
 
@@ -450,7 +450,7 @@ def _statistics_blocks(cells: pd.DataFrame, across: dict) -> list[tuple]:
 
 
 def statistics_markdown(cells: pd.DataFrame, across: dict, experiment: str) -> str:
-    """The statistics page of an experiment (rule ``statistics``): per setting, each method's mean,
+    """The statistics page of an experiment (rule ``aggregate``): per setting, each method's mean,
     standard error and 95 % interval with its paired test against the best method; across settings
     the average ranks, Friedman test and critical difference (Demšar 2006)."""
     lines = [f"# Statistics of experiment `{experiment}`", ""]

@@ -4,7 +4,7 @@ tables and the paper config's ``reference:`` entries, and ``docs/reproductions/i
 A page is one paper config (``config/experiments/<paper>.yaml``); its sections are the paper's
 tables, named by the references' citations ("<paper>, <table>, ..."). Every cell the config gives
 a paper's value for is compared with our number by one criterion (:func:`tolerance`). The numbers
-come from the ``table`` rule's CSV (``<results>/tables/<experiment>.csv``) laid out by
+come from the ``aggregate`` rule's CSV (``<results>/tables/<experiment>.csv``) laid out by
 :func:`gssl.analysis.report.paper_tables`: nothing here recomputes a statistic of the splits.
 
 Each page writes a sidecar ``<paper>.json`` (its counts, commands and wall times) from which the
@@ -143,7 +143,7 @@ def table_decimals(config: dict) -> dict:
 
 def experiment_cells(table: pd.DataFrame, config: dict, experiment: str,
                      decimals: dict | None = None) -> list[Cell]:
-    """The compared cells of one experiment from its table (the table rule's CSV), in the paper
+    """The compared cells of one experiment from its table (the aggregate rule's CSV), in the paper
     tables' order (:func:`gssl.analysis.report.paper_tables`)."""
     from ..pipeline.config import table_entry
 
@@ -183,7 +183,7 @@ def _cell(t, m, p, ref, experiment, config, labels, lookup, decimals) -> Cell:
 
 # ----------------------------------------------------------------------------- runs and timings
 def read_table(results_dirs, experiment: str) -> tuple[pd.DataFrame, Path] | None:
-    """The table rule's CSV of an experiment from the first results folder holding it."""
+    """The aggregate rule's CSV of an experiment from the first results folder holding it."""
     for d in results_dirs:
         path = Path(d) / "tables" / f"{experiment}.csv"
         if path.exists():

@@ -507,7 +507,7 @@ def selected_by(config: dict, method: str) -> str | None:
 
 
 def table_entry(config: dict, experiment: str) -> dict:
-    """An experiment's entry as the table rule passes it to :mod:`gssl.analysis.report`: with
+    """An experiment's entry as the aggregate rule passes it to :mod:`gssl.analysis.report`: with
     ``gridded_methods``, its methods whose parameters a selection stage chooses."""
     entry = config["experiments"][experiment]
     return {**entry, "gridded_methods": [m for m in entry["methods"] if selected_by(config, m) is not None]}

@@ -23,7 +23,6 @@ from __future__ import annotations
 import contextlib
 import fcntl
 import functools
-import json
 import os
 import random
 import time
@@ -138,7 +137,7 @@ def _init_lock(uri: str, results_dir):
     MLflow creates (and migrates) a sqlite store's schema the first time a client opens it, and two
     processes doing so at once fail ("table ... already exists"). The lock sits beside a sqlite
     database (so every user of that file shares it) and under ``results_dir`` otherwise (the init
-    rule is a local rule, so all initialisers of a workflow run on one host).
+    logging job that initialises is a local rule, so all initialisers of a workflow run on one host).
     """
     db = _sqlite_file(uri)
     lock = db.with_name(db.name + ".init.lock") if db else Path(results_dir) / "mlflow" / ".init.lock"
@@ -180,19 +179,6 @@ def _store_hint(uri: str) -> str:
         return (f"If {db} is damaged or was written by another MLflow version, move it away and "
                 f"rerun (the runs' JSON outputs are kept), or run: mlflow db upgrade {uri}")
     return "Check that the tracking server is running and reachable"
-
-
-def read_sentinel(path, experiment: str, uri: str) -> str:
-    """Experiment id recorded by the init rule, checked against the store actually in use."""
-    info = json.loads(Path(path).read_text())
-    if info.get("tracking_uri") != uri:
-        raise TrackingError(
-            f"{path} was written for tracking store {info.get('tracking_uri')!r} but jobs now log to "
-            f"{uri!r}; rerun the init rule: snakemake --forcerun mlflow_experiment")
-    exp_id = info["experiment_id"]
-    if info.get("experiment") != experiment:
-        raise TrackingError(f"{path} names experiment {info.get('experiment')!r}, expected {experiment!r}")
-    return exp_id
 
 
 def flatten(d: dict, prefix: str = "") -> dict[str, str]:
@@ -252,13 +238,6 @@ def _log_tree(client, experiment_id: str, root: dict, children: list[dict],
         _mark_failed(client, root_id, exc)
         raise
     return root_id, child_ids
-
-
-def connect(uri: str, experiment_id: str) -> None:
-    """Import MLflow, open the store and check that the experiment is active (about 2 s: MLflow's
-    imports and the store's schema check, paid once per process)."""
-    with _server_named(uri, "opening the store"):
-        _check_experiment(_client(uri), uri, experiment_id)
 
 
 def log_pending(uri: str, experiment_id: str, paths: list,
