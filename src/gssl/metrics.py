@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import numpy as np
 import scipy.sparse as sp
-from scipy.optimize import linear_sum_assignment
 
 # the scores that read labels (what the tables report, selection refuses to pick a draw by, ...)
 SCORE_PREFIXES = ("error_", "macro_error_", "purity", "clustering_accuracy")
@@ -70,6 +69,8 @@ def purity(y_true, y_pred) -> float:
 
 def clustering_accuracy(y_true, y_pred) -> float:
     """Accuracy under the best one-to-one map of clusters to classes (Hungarian algorithm)."""
+    from scipy.optimize import linear_sum_assignment  # here: scipy.optimize costs every importer 0.3 s
+
     table = contingency(y_true, y_pred)
     rows, cols = linear_sum_assignment(table, maximize=True)
     return 100.0 * float(table[rows, cols].sum()) / np.size(y_true)
