@@ -14,7 +14,7 @@ from gssl.store.h5io import atomic_write_text
 from gssl.pipeline.jobs import job_context
 from gssl.metrics import split_statistics
 from gssl.pipeline.stages import read_blocks
-from gssl.analysis.stats import KEYS
+from gssl.pipeline.plan import CELL_KEYS as KEYS  # not gssl.analysis.stats: SciPy's stats cost 1 s
 from gssl.tracking.records import KIND_TAG, run_name
 from gssl.tracking.client import init_store, log_pending, summarize
 from gssl.tracking.views import ui_link

@@ -24,9 +24,10 @@ import pandas as pd
 from scipy import stats as _st
 
 from ..errors import GsslError
+from ..pipeline.plan import CELL_KEYS
 from ..metrics import HIGHER_IS_BETTER
 
-KEYS = ["dataset", "prep", "graph", "method", "protocol"]  # one cell = one row of a results table
+KEYS = list(CELL_KEYS)  # one cell = one row of a results table
 SETTING = ["dataset", "prep", "graph", "protocol"]  # methods of a setting share their splits
 
 

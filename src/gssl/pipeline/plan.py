@@ -9,6 +9,9 @@ import json
 
 from ..errors import ConfigError
 
+# what names a cell within an experiment: one row of its results table, one MLflow cell run
+CELL_KEYS = ("dataset", "prep", "graph", "method", "protocol")
+
 
 def grid_variants(entry: dict) -> list[tuple[str, dict]]:
     """(variant id, constructor params) of every point of a method's grid, in grid order (the
@@ -86,8 +89,8 @@ def solve_jobs(config: dict, experiment: str) -> list[dict]:
     jobs = []
     for ds, prep, graph, method, proto in itertools.product(
             e["datasets"], e["preprocessing"], e["graphs"], e["methods"], e["protocols"]):
-        jobs += [dict(experiment=experiment, dataset=ds, prep=prep, graph=graph, method=method,
-                      protocol=proto, first=a, last=b) for a, b in split_blocks(config, proto)]
+        cell = dict(zip(CELL_KEYS, (ds, prep, graph, method, proto)))
+        jobs += [dict(experiment=experiment, **cell, first=a, last=b) for a, b in split_blocks(config, proto)]
     return jobs
 
 
