@@ -1,10 +1,11 @@
 """The experiment's logging job: create the store's schema and the experiment where they are missing
 (under a file lock: the logging jobs of several experiments may start at once), log the runs its
 solve, grid and select jobs left to log (those not in the store yet), a parent run for each cell
-whose splits ran in several jobs, and the summary run (tables, plots); mark every run that is no longer current as superseded. Writes the run ids of
-every job output (the ledger from job outputs to MLflow runs), the sha256 of every pending-runs
-file it logged, and the params each cache file the experiment read was to be built with (from this
-run's config): what `gssl verify` checks the results folder against."""
+whose splits ran in several jobs, and the summary run (tables, plots); mark every run that is no
+longer current as superseded. Writes the run ids of every job output (the ledger from job outputs
+to MLflow runs), the UI link, the sha256 of every pending-runs file it logged, and the params each
+cache file the experiment read was to be built with (from this run's config): what `gssl verify`
+checks the results folder against."""
 import json
 import time
 from pathlib import Path

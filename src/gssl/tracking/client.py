@@ -136,8 +136,8 @@ def _init_lock(uri: str, results_dir):
 
     MLflow creates (and migrates) a sqlite store's schema the first time a client opens it, and two
     processes doing so at once fail ("table ... already exists"). The lock sits beside a sqlite
-    database (so every user of that file shares it) and under ``results_dir`` otherwise (the init
-    logging job that initialises is a local rule, so all initialisers of a workflow run on one host).
+    database (so every user of that file shares it) and under ``results_dir`` otherwise (the logging
+    job, which initialises, is a local rule, so all initialisers of a workflow run on one host).
     """
     db = _sqlite_file(uri)
     lock = db.with_name(db.name + ".init.lock") if db else Path(results_dir) / "mlflow" / ".init.lock"
