@@ -144,3 +144,25 @@ def test_a_page_of_a_config_without_any_run_lists_its_experiments(run):
                       configs_dir=root / "config" / "experiments")
     text = page.read_text()
     assert "Not in the runs (`honest`, `tuned`)" in text and "`honest`, `tuned`, `other`" in text
+
+
+def test_wall_time_counts_only_while_a_job_ran(tmp_path):
+    """Jobs of one results folder run across two sessions (a cached graph, then the solves hours
+    later): the wall is the union of the jobs' intervals, not first start to last end."""
+    import os
+
+    from gssl.analysis.reproduction import wall_seconds
+
+    def job(rel, seconds, end):
+        path = tmp_path / "benchmarks" / rel
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(f"s\th:m:s\n{seconds}\t0:00:00\n")
+        os.utime(path, (end, end))
+
+    t0 = 1_700_000_000
+    job("graphs/d/p/g.tsv", 100, t0 + 100)                  # session 1: [0, 100]
+    job("solve/exp/d/p/g/m/lpc1/splits0-4.tsv", 60, t0 + 8 * 3600 + 60)   # session 2: [8 h, 8 h + 60]
+    job("solve/exp/d/p/g/m/lpc5/splits0-4.tsv", 50, t0 + 8 * 3600 + 90)   # overlaps it: [8 h + 40, 8 h + 90]
+    job("solve/other/d/p/g/m/lpc1/splits0-4.tsv", 999, t0 + 9 * 3600)     # another experiment: left out
+    wall, jobs = wall_seconds(tmp_path, ["exp"], ["d"])
+    assert wall == pytest.approx(100 + 90) and jobs == pytest.approx(210)

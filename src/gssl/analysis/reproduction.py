@@ -194,8 +194,10 @@ def read_table(results_dirs, experiment: str) -> tuple[pd.DataFrame, Path] | Non
 def wall_seconds(results: Path, experiments, datasets) -> tuple[float, float] | None:
     """(wall, Σ job seconds) of the jobs of ``experiments`` and of their datasets' data, feature
     and graph jobs, read from the run's benchmark files: each file's modification time is its
-    job's end and its ``s`` column its duration, so the wall is first start to last end. Jobs
-    without a benchmark (splits, selection choice, tables, plots) are left out; they take seconds."""
+    job's end and its ``s`` column its duration. The wall is the time during which at least one
+    of them ran (the union of their intervals), so that a results folder filled over several
+    sessions (a cached graph, a resumed run) does not count the hours between them. Jobs without a
+    benchmark (splits, selection choice, tables, plots) are left out; they take seconds."""
     spans = []
     for tsv in (Path(results) / "benchmarks").rglob("*.tsv"):
         rule, first = tsv.relative_to(Path(results) / "benchmarks").parts[:2]
@@ -206,7 +208,14 @@ def wall_seconds(results: Path, experiments, datasets) -> tuple[float, float] | 
             spans.append((end - seconds, end, seconds))
     if not spans:
         return None
-    return max(e for _, e, _ in spans) - min(s for s, _, _ in spans), sum(s for _, _, s in spans)
+    wall, start, end = 0.0, None, None
+    for s, e, _ in sorted(spans):
+        if end is None or s > end:  # a gap: close the interval so far
+            wall += 0.0 if end is None else end - start
+            start, end = s, e
+        else:
+            end = max(end, e)
+    return wall + (end - start), sum(s for _, _, s in spans)
 
 
 def _duration(seconds: float | None) -> str:
@@ -441,9 +450,9 @@ def write_index(out_dir, configs_dir="config/experiments") -> Path:
              "One row per table of a paper: how many of its cells our runs put within noise of the "
              "paper's value (the criterion is stated on each page), how many are marked † (tuned on "
              f"the scored points), the command that reruns them (with `{ENV}`, from the "
-             "repository root) and the wall time of its jobs in the run the page was generated from "
-             "(first job's start to last job's end, on the project's 2-core machine; other runs "
-             "sharing the cores lengthen it: the page gives the jobs' own total too). "
+             "repository root) and the wall time of its jobs in the runs the page was generated from "
+             "(the time during which at least one of its jobs ran, on the project's 2-core machine; "
+             "other runs sharing the cores lengthen it: the page gives the jobs' own total too). "
              "`gssl reproduction CONFIG --results RESULTS` regenerates a page and this index.",
              "", "| paper | table | cells | within noise | marked † | command | wall time |",
              "|---|---|---:|---:|---:|---|---:|"]
