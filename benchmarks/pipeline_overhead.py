@@ -6,8 +6,9 @@ Prints, measured in one run on this machine:
      (splits_per_job: 1) and one job for the cell (the default); per split: everything but the fit
      (process start, imports, loading, writing the outputs, from the Snakemake benchmark files and
      the jobs' own timings) plus the split's share of the MLflow logging (the experiment's
-     logging job logs every job's runs: its time logging them, connection excluded: the job
-     connects once per experiment, as the summary run always needed), and the ratio of the two;
+     logging job logs every job's runs: its time logging them, its start excluded: the job opens
+     the store, creating its schema and the experiment where missing, once per experiment), and
+     the ratio of the two;
   3. MLflow logging time per run: in a batched job (its runs' share of the job's logging time,
      connection included) and in-process warm (log_run on the sqlite store).
 
@@ -109,7 +110,7 @@ def solve_overhead(n_splits: int, per_job) -> dict:
     return {"jobs": len(jobs), "splits": n, "wall": wall, "fit": sum(fit),
             "solve_per_split": (wall - sum(fit)) / n, "log_per_split": log / n,
             "overhead_per_split": (wall - sum(fit) + log) / n, "log_per_run": log / runs,
-            "connect": logger["timings"]["connect_seconds"],
+            "init": logger["timings"]["init_seconds"],
             "job_overhead_median": statistics.median(w - f for (w, _), f in zip(jobs, fit))}
 
 
@@ -162,7 +163,7 @@ def main(argv=None) -> None:
         print(f"     {name}: {r['jobs']:>3} jobs, wall {r['wall']:6.1f} s, fits {r['fit']:.2f} s -> "
               f"overhead {r['overhead_per_split']:.3f} s per split (solve jobs {r['solve_per_split']:.3f} s + "
               f"MLflow logging {r['log_per_split']:.3f} s: {1000 * r['log_per_run']:.0f} ms per run); "
-              f"the logging job's connection, once per experiment: {r['connect']:.2f} s")
+              f"the logging job's store opening (schema, experiment), once per experiment: {r['init']:.2f} s")
     print(f"     ratio: {single['overhead_per_split'] / batched['overhead_per_split']:.1f}x less overhead "
           f"per split batched; a cell's first split costs a job's fixed overhead: "
           f"{single['job_overhead_median']:.2f} s (median over the one-split jobs: process start, "

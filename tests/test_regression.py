@@ -20,6 +20,7 @@ import pytest
 from workflow_helpers import SMALL, make_workspace, parse_jobs, rules_of, smk
 
 from gssl.analysis.compare import load_split_results, save_split_results
+from gssl.solvers.registry import solver_modules
 
 pytestmark = pytest.mark.e2e
 
@@ -57,7 +58,9 @@ def test_a_perturbed_solver_fails_the_check_with_the_table_of_what_moved(small, 
     assert text.count(line) == 1
     module.write_text(text.replace(line, line.replace("(A, Y,", "(A, -Y,")))  # a sign bug
     jobs = parse_jobs(smk(ws, "--cores", "2", "--until", "solve"))
-    assert set(rules_of(jobs)) == {"solve"}, rules_of(jobs)
+    edited = {m for m, e in CONFIG["methods"].items() if "gssl.solvers.rls" in solver_modules(e["solver"])}
+    assert "laprls" in edited and set(rules_of(jobs)) == {"solve"}, rules_of(jobs)
+    assert {j["wildcards"]["method"] for j in jobs} == edited  # the jobs of the edited module's solvers
     proc = gssl_compare(REFERENCE, ws / "results", "--experiment", "e2e")
     assert proc.returncode == 1, proc.stdout + proc.stderr
     changed = [line.split() for line in proc.stdout.splitlines() if line.rstrip().endswith(" yes")]

@@ -4,7 +4,7 @@ file in a graph's place), and a pending-runs file (``*.mlflow.json.gz``) with by
 its mtime kept (Snakemake sees nothing to do). Verify names each; the logging job refuses the
 corrupt pending file by name. One small workflow run (module-scoped) serves every case: each case
 works on a copy of it, which logs to the run's own store (outside the copy), so the copies'
-sentinels name the store they use."""
+ledgers name the store they use."""
 
 from __future__ import annotations
 

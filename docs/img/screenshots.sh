@@ -7,7 +7,7 @@
 # Env: RESULTS (results), VENV (.venv), EXPERIMENT (demo_digits), OUT (the folder of this script),
 #      PREFIX (mlflow_: the images' name prefix),
 #      PORT (5077), CHROMIUM (chromium; Debian's package), CROP (1: cut off MLflow's left sidebar).
-# Needs: $RESULTS/mlflow.db and $RESULTS/mlflow/$EXPERIMENT.json (written by the workflow), the
+# Needs: $RESULTS/mlflow.db and $RESULTS/mlflow/$EXPERIMENT.summary.json (written by the workflow), the
 # venv's mlflow (and Pillow for CROP=1), chromium and curl.
 #
 # The UI is served on 127.0.0.2 rather than 127.0.0.1: MLflow 3.17 opens its Assistant side panel on
@@ -29,7 +29,7 @@ BASE="http://$HOST:$PORT"
 DB=$(cd "$RESULTS" && pwd)/mlflow.db
 [ -f "$DB" ] || { echo "no $DB: run the workflow first" >&2; exit 1; }
 EXP_ID=$("$VENV/bin/python" -c 'import json,sys; print(json.load(open(sys.argv[1]))["experiment_id"])' \
-  "$RESULTS/mlflow/$EXPERIMENT.json")
+  "$RESULTS/mlflow/$EXPERIMENT.summary.json")
 RUNS="$BASE/#/experiments/$EXP_ID/runs?workflowType=machine_learning"
 
 TMP=$(mktemp -d)

@@ -196,8 +196,9 @@ def wall_seconds(results: Path, experiments, datasets) -> tuple[float, float] | 
     and graph jobs, read from the run's benchmark files: each file's modification time is its
     job's end and its ``s`` column its duration. The wall is the time during which at least one
     of them ran (the union of their intervals), so that a results folder filled over several
-    sessions (a cached graph, a resumed run) does not count the hours between them. Jobs without a
-    benchmark (splits, selection choice, tables, plots) are left out; they take seconds."""
+    sessions (a cached graph, a resumed run) does not count the hours between them, and runs of
+    the folder that overlapped count once. Jobs without a benchmark (splits, selection choice) are
+    left out; they take seconds."""
     spans = []
     for tsv in (Path(results) / "benchmarks").rglob("*.tsv"):
         rule, first = tsv.relative_to(Path(results) / "benchmarks").parts[:2]
@@ -452,7 +453,8 @@ def write_index(out_dir, configs_dir="config/experiments") -> Path:
              f"the scored points), the command that reruns them (with `{ENV}`, from the "
              "repository root) and the wall time of its jobs in the runs the page was generated from "
              "(the time during which at least one of its jobs ran, on the project's 2-core machine; "
-             "other runs sharing the cores lengthen it: the page gives the jobs' own total too). "
+             "other runs sharing the cores lengthen it, runs of the same folder that overlapped "
+             "shorten it: the page gives the jobs' own total too). "
              "`gssl reproduction CONFIG --results RESULTS` regenerates a page and this index.",
              "", "| paper | table | cells | within noise | marked † | command | wall time |",
              "|---|---|---:|---:|---:|---|---:|"]

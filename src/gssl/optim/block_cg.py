@@ -10,7 +10,9 @@ The updates of an iteration are compiled (numba, cached on disk): x += alpha p, 
 the new r'z and r'r in one pass over the block, p = z + beta p in a second, p'Ap in a third,
 where NumPy made seven passes and a call per operation (on digits' 1,797 x 10 block the calls
 cost as much as the sparse product). The same roundings in the same order (each update a product
-then a sum; each dot product summed down the rows, as einsum does), so the same iterates.
+then a sum; each dot product summed down the rows, as einsum does for blocks of two columns or
+more), so the same iterates; a single column's dot products einsum sums in another order, so
+those differ in the last bits.
 """
 
 from __future__ import annotations
