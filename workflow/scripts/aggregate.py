@@ -24,8 +24,8 @@ sm = snakemake
 out = sm.output
 
 
-def results_table(runs, experiment, entry, log):
-    table = with_reference(with_paper_statistic(with_paired_tests(aggregate(runs), runs), runs, entry), entry)
+def results_table(runs, cells, experiment, entry, log):
+    table = with_reference(with_paper_statistic(with_paired_tests(cells, runs), runs, entry), entry)
     with atomic_path(out.csv) as tmp:
         table.to_csv(tmp, index=False, float_format="%.6g")
     atomic_write_text(out.md, markdown(table, experiment, entry))
@@ -35,8 +35,8 @@ def results_table(runs, experiment, entry, log):
     log.info("aggregated %d job outputs into %d rows", len(sm.input), len(table))
 
 
-def statistics(runs, experiment, log):
-    metric = headline_metric(aggregate(runs))
+def statistics(runs, cells_mean, experiment, log):
+    metric = headline_metric(cells_mean)
     cells = cell_summary(runs, metric).merge(
         paired_tests(runs, metric)[["dataset", "prep", "graph", "method", "protocol", "best", "n_paired",
                                     "p_value", "p_holm", "tied_with_best"]])
@@ -74,5 +74,6 @@ def statistics(runs, experiment, log):
 
 with job_context(sm.log[0]) as log:
     runs = load_runs(sm.input)
-    results_table(runs, sm.wildcards.experiment, sm.params.experiment, log)
-    statistics(runs, sm.wildcards.experiment, log)
+    cells = aggregate(runs)  # per cell mean, std, SE and count: both parts start from it
+    results_table(runs, cells, sm.wildcards.experiment, sm.params.experiment, log)
+    statistics(runs, cells, sm.wildcards.experiment, log)

@@ -97,7 +97,8 @@ def block_cg(matvec: Callable[[np.ndarray], np.ndarray], B: np.ndarray, X0: np.n
     Z = R * precond[:, None] if precond is not None else R
     P = Z.copy()
     rz = _coldots(R, Z)
-    stop = (tol ** 2) * np.maximum(_colnorm2(B), 1e-300)
+    b2 = np.maximum(_colnorm2(B), 1e-300)  # |b|^2 per column: the stop and the residuals' scale
+    stop = (tol ** 2) * b2
     rr = _colnorm2(R)
     it = 0
     # every update in place (at 10^6 nodes and more a fresh (n, k) temporary a step costs page
@@ -117,6 +118,6 @@ def block_cg(matvec: Callable[[np.ndarray], np.ndarray], B: np.ndarray, X0: np.n
         _direction(P, Z, beta)
         rz = rz_new
         it += 1
-    res = np.sqrt(rr / np.maximum(_colnorm2(B), 1e-300))
+    res = np.sqrt(rr / b2)
     X = X[:, 0] if squeeze else X
     return BlockCGResult(X=X, n_iter=it, residual=res, converged=bool(np.all(rr <= stop)))
