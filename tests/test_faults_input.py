@@ -1,5 +1,6 @@
-"""Fault injection (issue #21), bad config inputs: each is refused before any job, by Snakemake
-and by ``gssl config check``, with the message that names it (FIGURE_ROWS: conftest.py).
+"""Fault injection (issue #21), bad config inputs: each is refused before any job, with the
+message that names it, by ``gssl config check`` and by Snakemake's parse, which runs the same
+validation (FIGURE_ROWS: conftest.py).
 """
 
 from __future__ import annotations
@@ -8,7 +9,7 @@ import json
 
 import pytest
 import yaml
-from workflow_helpers import SMALL, make_workspace, record, smk
+from workflow_helpers import REPO, SMALL, make_workspace, record, smk
 
 from gssl.cli import main
 
@@ -24,7 +25,7 @@ def _with(section_edit):
 
 BAD_INPUTS = {
     "a key given twice": ("graphs:\n  knn8:\n    kind: knn\n    k: 10\n    k: 30\n",
-                          "key 'k' is given twice in one mapping"),
+                          "key 'k' is given twice in one mapping (lines 4 and 5)"),
     # Snakemake parses these itself, before the workflow's own checks: its messages, not ours
     "YAML syntax error": ("graphs: {knn8: [\n", ("line 2", "not valid JSON or YAML")),
     "a list at the top level": ("- graphs\n- methods\n", ("must be a mapping", "keys at top level")),
@@ -58,26 +59,72 @@ BAD_INPUTS = {
                      "two_moons: n_samples must be an integer >= 2, got 0"),
     "n_samples: many": ("datasets:\n  moons: {source: two_moons, params: {n_samples: many}}\n",
                         "two_moons: n_samples must be an integer >= 2, got 'many'"),
+    "a weights name that does not exist": ("graphs:\n  knn8: {weights: gaussian}\n",
+                                           "'graphs.knn8.weights': 'gaussian' is not allowed (allowed values: "
+                                           "binary, heat, self_tuning, gaussian_kth)"),
+    "an unknown dataset id": ("experiments:\n  e2e: {datasets: [moons, nope]}\n",
+                              "experiment 'e2e' names unknown datasets id 'nope' (defined: moons)"),
+    "an unknown method id": ("experiments:\n  e2e: {methods: [rls, nope]}\n",
+                             "experiment 'e2e' names unknown methods id 'nope' (defined: laprls, rls)"),
+    "an unknown graph id": ("experiments:\n  e2e: {graphs: [knn8, nope]}\n",
+                            "experiment 'e2e' names unknown graphs id 'nope' (defined: knn8)"),
+    "a misspelt solver parameter": ("methods:\n  rls: {params: {gama_A: 1.0}}\n",
+                                    "solver 'rls': unknown parameters ['gama_A']; allowed: ['gamma_A', 'kernel']"),
     "noise: -1": ("datasets:\n  moons: {source: two_moons, params: {noise: -1}}\n",
                   "two_moons: noise must be a number >= 0, got -1"),
 }
 
 
-@pytest.mark.parametrize("case", list(BAD_INPUTS))
-def test_each_bad_input_is_refused_before_any_job_by_snakemake_and_gssl_config_check(
-        tmp_path, case, monkeypatch, capsys):
-    text, expected = BAD_INPUTS[case]
-    by_check, by_snakemake = expected if isinstance(expected, tuple) else (expected, expected)
+# Snakemake's parse (workflow/rules/common.smk) and `gssl config check` call the same
+# validate_config, so every case goes through the check in this process, and through a Snakemake
+# dry run (a process of its own, 4 s) only where Snakemake's path differs: the files Snakemake
+# parses itself, the key given twice (common.smk reads the files again), and one case of each kind
+# of check validate_config makes (the schema, a data-dependent check, the results folder)
+THROUGH_SNAKEMAKE = ("a key given twice", "YAML syntax error", "a list at the top level", "an empty file",
+                     "a weights name that does not exist", "an unknown method id", "results: naming a file",
+                     "k >= n")
+
+
+def _bad_workspace(tmp_path, case):
     ws = make_workspace(tmp_path / "ws", SMALL)
     (ws / "afile").write_text("not a folder")
-    (ws / "bad.yaml").write_text(text)
-    proc = smk(ws, "-n", "--configfile", "bad.yaml", check=False)
-    assert proc.returncode != 0, f"accepted by snakemake: {case}"
-    assert by_snakemake in proc.stdout + proc.stderr, (case, (proc.stdout + proc.stderr)[-2000:])
-    assert "Traceback" not in proc.stderr
+    (ws / "bad.yaml").write_text(BAD_INPUTS[case][0])
+    return ws
+
+
+def _messages(case):
+    expected = BAD_INPUTS[case][1]
+    return expected if isinstance(expected, tuple) else (expected, expected)
+
+
+@pytest.mark.parametrize("case", list(BAD_INPUTS))
+def test_each_bad_input_is_refused_by_gssl_config_check_naming_it(tmp_path, case, monkeypatch, capsys):
+    ws = _bad_workspace(tmp_path, case)
     monkeypatch.chdir(ws)  # `gssl config check` in this process: an exception would fail the test
     assert main(["config", "check", "config/config.yaml", "bad.yaml"]) != 0, f"accepted by gssl config check: {case}"
     out = capsys.readouterr()
-    assert by_check in out.out + out.err, (case, (out.out + out.err)[-2000:])
+    assert _messages(case)[0] in out.out + out.err, (case, (out.out + out.err)[-2000:])
     assert not (ws / "results").exists()
-    record(f"bad input: {case}", inputs_silently_wrong=0, note="refused by both, before any job")
+    by = "both" if case in THROUGH_SNAKEMAKE else "gssl config check (Snakemake's parse runs the same check)"
+    record(f"bad input: {case}", inputs_silently_wrong=0, note=f"refused by {by}, before any job")
+
+
+@pytest.mark.parametrize("case", THROUGH_SNAKEMAKE)
+def test_bad_inputs_are_refused_by_snakemake_before_any_job(tmp_path, case):
+    ws = _bad_workspace(tmp_path, case)
+    proc = smk(ws, "-n", "--configfile", "bad.yaml", check=False)
+    assert proc.returncode != 0, f"accepted by snakemake: {case}"
+    assert _messages(case)[1] in proc.stdout + proc.stderr, (case, (proc.stdout + proc.stderr)[-2000:])
+    assert "Traceback" not in proc.stderr
+    assert not (ws / "results").exists()
+
+
+def test_snakemake_and_gssl_config_check_run_the_same_validation():
+    """What lets the cases above leave most inputs to `gssl config check`."""
+    import inspect
+
+    from gssl.cli import _config_check
+
+    common = (REPO / "workflow" / "rules" / "common.smk").read_text()
+    assert "validate_config(config)" in common
+    assert "validate_config(" in inspect.getsource(_config_check)
