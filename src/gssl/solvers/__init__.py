@@ -1,10 +1,24 @@
 """Semi-supervised classifiers (scikit-learn style estimators over a gssl Graph)."""
 
-from .base import SemiSupervisedClassifier, check_labels
-from .baselines import LabelSpreadingBaseline
-from .registry import SOLVERS, make_solver, register, solver_modules
-from .rls import KernelRLS, LaplacianRLS
-from .svm import KernelSVM
+# name -> the module defining it, imported on first use (PEP 562), so that a job importing one
+# solver's module does not import the others' (scikit-learn's SVC and LabelSpreading among them)
+_LAZY = {"SOLVERS": "gssl.solvers.registry", "make_solver": "gssl.solvers.registry",
+         "register": "gssl.solvers.registry", "solver_modules": "gssl.solvers.registry",
+         "SemiSupervisedClassifier": "gssl.solvers.base", "check_labels": "gssl.solvers.base",
+         "KernelRLS": "gssl.solvers.rls", "LaplacianRLS": "gssl.solvers.rls",
+         "KernelSVM": "gssl.solvers.svm", "LabelSpreadingBaseline": "gssl.solvers.baselines"}
 
-__all__ = ["SOLVERS", "KernelRLS", "KernelSVM", "LabelSpreadingBaseline", "LaplacianRLS",
-           "SemiSupervisedClassifier", "check_labels", "make_solver", "register", "solver_modules"]
+
+def __getattr__(name):
+    if name in _LAZY:
+        import importlib
+
+        return getattr(importlib.import_module(_LAZY[name]), name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+def __dir__():
+    return sorted([*globals(), *_LAZY])
+
+
+__all__ = sorted(_LAZY)

@@ -14,7 +14,6 @@ import numbers
 import numpy as np
 
 from ..errors import ConfigError, SolverError
-from ..optim.graph_learning import volume_label_projection
 from .params import Check
 
 PRIOR_RULES = ("uniform", "labeled")
@@ -68,6 +67,8 @@ def prior_corrected_labels(estimator, priors, codes: np.ndarray, mask=None) -> t
     when None; e.g. leave out nodes a split does not use, whose scores may be placeholders)
     projected onto ``priors``, the others keeping the estimator's labels. Returns (labels in the
     estimator's classes, the remaining misfit of the projected nodes' class fractions)."""
+    from ..optim.graph_learning import volume_label_projection  # numba: imported where it is used
+
     scores = getattr(estimator, "decision_function_", None)
     classes = getattr(estimator, "classes_", None)
     if scores is None or classes is None or np.ndim(scores) != 2 or scores.shape[1] != len(classes):

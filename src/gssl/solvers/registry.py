@@ -7,46 +7,71 @@ registers under the ``gssl.solvers`` entry-point group, or an import path
 
 from __future__ import annotations
 
+import importlib
+from collections.abc import MutableMapping
+
 from ..errors import ConfigError
 from ..store.hashing import import_closure
-from .baselines import LabelSpreadingBaseline
-from .graph_learning import LaplaceLearning, PLaplaceLearning, PoissonLearning, PoissonMBO
-from .clustering import KMeansClustering, SpectralGraphClustering
-from .mbo import MulticlassMBO, VolumeMBO
-from .lapsvm import LapRLSC, LapSVMDual, LapSVMNewton, LapSVMPCG
-from .mtv import MTVClustering
-from .rls import KernelRLS, LaplacianRLS
-from .ssdl import SSDLGA, SparseCodingSVM
-from .svm import KernelSVM
-from .tv import CheegerRLS, CheegerSVM, LapRLSSimplex, LapSVMSimplex, TVRLS, TVSVM
 
-SOLVERS = {
-    "rls": KernelRLS,
-    "lap_rls": LaplacianRLS,
-    "svm": KernelSVM,
-    "label_spreading": LabelSpreadingBaseline,
-    "laplace": LaplaceLearning,
-    "poisson": PoissonLearning,
-    "poisson_mbo": PoissonMBO,
-    "plaplace": PLaplaceLearning,
-    "volume_mbo": VolumeMBO,
-    "multiclass_mbo": MulticlassMBO,
-    "ssdl_ga": SSDLGA,
-    "sc_svm": SparseCodingSVM,
-    "lapsvm_dual": LapSVMDual,
-    "lapsvm_newton": LapSVMNewton,
-    "lapsvm_pcg": LapSVMPCG,
-    "laprlsc": LapRLSC,
-    "mtv": MTVClustering,
-    "spectral_clustering": SpectralGraphClustering,
-    "kmeans": KMeansClustering,
-    "tv_rls": TVRLS,
-    "cheeger_rls": CheegerRLS,
-    "tv_svm": TVSVM,
-    "cheeger_svm": CheegerSVM,
-    "lap_rls_simplex": LapRLSSimplex,
-    "lap_svm_mc": LapSVMSimplex,
-}
+
+class _Registry(MutableMapping):
+    """Solver name -> estimator class, each class imported on its first lookup: a job or a config
+    check imports the solvers it names, not all 25 (0.8 s of a process, half of it numba's import,
+    which a Laplacian RLS job never needs). Iterating gives the names and imports nothing."""
+
+    def __init__(self, paths: dict[str, str]):
+        self._paths, self._classes = dict(paths), {}
+
+    def __getitem__(self, name: str):
+        if name not in self._classes:
+            module, _, attr = self._paths[name].partition(":")  # KeyError: not a registered name
+            self._classes[name] = getattr(importlib.import_module(module), attr)
+        return self._classes[name]
+
+    def __setitem__(self, name: str, cls) -> None:
+        self._paths[name], self._classes[name] = f"{cls.__module__}:{cls.__qualname__}", cls
+
+    def __delitem__(self, name: str) -> None:
+        del self._paths[name]
+        self._classes.pop(name, None)
+
+    def __iter__(self):
+        return iter(self._paths)
+
+    def __len__(self) -> int:
+        return len(self._paths)
+
+    def __repr__(self) -> str:
+        return f"SOLVERS({self._paths})"
+
+
+SOLVERS = _Registry({
+    "rls": "gssl.solvers.rls:KernelRLS",
+    "lap_rls": "gssl.solvers.rls:LaplacianRLS",
+    "svm": "gssl.solvers.svm:KernelSVM",
+    "label_spreading": "gssl.solvers.baselines:LabelSpreadingBaseline",
+    "laplace": "gssl.solvers.graph_learning:LaplaceLearning",
+    "poisson": "gssl.solvers.graph_learning:PoissonLearning",
+    "poisson_mbo": "gssl.solvers.graph_learning:PoissonMBO",
+    "plaplace": "gssl.solvers.graph_learning:PLaplaceLearning",
+    "volume_mbo": "gssl.solvers.mbo:VolumeMBO",
+    "multiclass_mbo": "gssl.solvers.mbo:MulticlassMBO",
+    "ssdl_ga": "gssl.solvers.ssdl:SSDLGA",
+    "sc_svm": "gssl.solvers.ssdl:SparseCodingSVM",
+    "lapsvm_dual": "gssl.solvers.lapsvm:LapSVMDual",
+    "lapsvm_newton": "gssl.solvers.lapsvm:LapSVMNewton",
+    "lapsvm_pcg": "gssl.solvers.lapsvm:LapSVMPCG",
+    "laprlsc": "gssl.solvers.lapsvm:LapRLSC",
+    "mtv": "gssl.solvers.mtv:MTVClustering",
+    "spectral_clustering": "gssl.solvers.clustering:SpectralGraphClustering",
+    "kmeans": "gssl.solvers.clustering:KMeansClustering",
+    "tv_rls": "gssl.solvers.tv:TVRLS",
+    "cheeger_rls": "gssl.solvers.tv:CheegerRLS",
+    "tv_svm": "gssl.solvers.tv:TVSVM",
+    "cheeger_svm": "gssl.solvers.tv:CheegerSVM",
+    "lap_rls_simplex": "gssl.solvers.tv:LapRLSSimplex",
+    "lap_svm_mc": "gssl.solvers.tv:LapSVMSimplex",
+})
 
 ENTRY_POINT_GROUP = "gssl.solvers"
 
@@ -90,8 +115,6 @@ def solver_class(name: str):
 
 
 def _import_path(path: str):
-    import importlib
-
     module, _, attr = path.partition(":")
     try:
         mod = importlib.import_module(module)

@@ -94,8 +94,6 @@ def import_closure(*modules: str, package: str = "gssl") -> list[str]:
     import ast
     import importlib
 
-    # names the package's __init__ imports on first use (gssl.SemiSupervisedClassifier, ...)
-    lazy = getattr(importlib.import_module(package), "_LAZY", {})
     seen, todo = set(), list(modules)
     while todo:
         name = todo.pop()
@@ -126,6 +124,15 @@ def import_closure(*modules: str, package: str = "gssl") -> list[str]:
                     is_sub = (base_spec.submodule_search_locations is not None
                               and importlib.util.find_spec(sub) is not None)
                     todo.append(sub if is_sub else base)
-                    if base == package and alias.name in lazy:
-                        todo.append(lazy[alias.name])
+                    if not is_sub and base_spec.submodule_search_locations is not None:
+                        todo += _lazy_module(base, alias.name)
     return sorted(seen)
+
+
+def _lazy_module(package: str, name: str) -> list[str]:
+    """The module a package's ``__init__`` imports ``name`` from on first use (PEP 562: its
+    ``_LAZY`` table, as gssl's and gssl.optim's), else nothing."""
+    import importlib
+
+    module = getattr(importlib.import_module(package), "_LAZY", {}).get(name)
+    return [module] if module else []
