@@ -31,6 +31,34 @@ def test_fista_reaches_sklearn_lasso_optimum(seed, monotone):
     np.testing.assert_allclose(res.x, ref.coef_, atol=1e-4)
 
 
+@pytest.mark.parametrize("monotone", [False, True])
+def test_value_and_grad_in_one_call_and_f_once_per_trial_point(monotone):
+    """A value_and_grad callable gives the same iterates to the bit as f and grad apart, and f is
+    evaluated once per point: at each backtracking trial (the accepted one's value is reused for
+    the objective), never twice at one z."""
+    rng = np.random.default_rng(4)
+    D = rng.normal(size=(30, 50))
+    x = rng.normal(size=30)
+    calls = {"f": 0}
+
+    def f(a):
+        calls["f"] += 1
+        return float(np.sum((x - D @ a) ** 2))
+
+    def grad(a):
+        return -2 * D.T @ (x - D @ a)
+
+    kw = dict(g=lambda a: 0.5 * np.abs(a).sum(), lipschitz=1e-2, max_iter=60, tol=0.0, monotone=monotone)
+    apart = fista(f, grad, l1_prox(0.5), np.zeros(50), **kw)
+    trials = calls["f"] - 1 - apart.n_iter  # f(x0) once, f(y) once per iteration
+    assert apart.n_iter == 60 and 60 <= trials < 60 + 20  # one trial per iteration, a few more while L grows
+    calls["f"] = 0
+    together = fista(f, grad, l1_prox(0.5), np.zeros(50), value_and_grad=lambda a: (f(a), grad(a)), **kw)
+    assert calls["f"] == 1 + apart.n_iter + trials
+    np.testing.assert_array_equal(together.x, apart.x)
+    assert together.objective == apart.objective
+
+
 def test_backtracking_grows_step_constant_and_monotone_never_increases():
     rng = np.random.default_rng(3)
     D = rng.normal(size=(30, 50))

@@ -54,15 +54,21 @@ def lasso_codes(X, D, lam, A0=None, max_iter=200, tol=1e-6, lipschitz=None):
     A0 = np.zeros((X.shape[0], D.shape[0])) if A0 is None else A0
     L0 = lipschitz or 2.0 * max(np.linalg.norm(G, 2), 1e-12)
     xx = float(np.sum(X * X))
+    def value_and_grad(A):  # one A G product for both
+        AG = A @ G
+        return quadratic_loss(xx, A, G, XDt, AG), 2.0 * (AG - XDt)
+
     res = fista(lambda A: quadratic_loss(xx, A, G, XDt),
                 lambda A: 2.0 * (A @ G - XDt), l1_prox(lam), A0, lipschitz=L0,
-                max_iter=max_iter, tol=tol)
+                max_iter=max_iter, tol=tol, value_and_grad=value_and_grad)
     return res.x
 
 
-def quadratic_loss(xx, A, G, XDt):
-    """||X - A D||^2 = ||X||^2 - 2 <A, X D^T> + <A G, A> with G = D D^T (p x p work, not p x d)."""
-    return max(xx - 2.0 * float(np.vdot(A, XDt)) + float(np.vdot(A @ G, A)), 0.0)
+def quadratic_loss(xx, A, G, XDt, AG=None):
+    """||X - A D||^2 = ||X||^2 - 2 <A, X D^T> + <A G, A> with G = D D^T (p x p work, not p x d);
+    ``AG``: the product A G where the caller has it already."""
+    AG = A @ G if AG is None else AG
+    return max(xx - 2.0 * float(np.vdot(A, XDt)) + float(np.vdot(AG, A)), 0.0)
 
 
 def out_of_sample_codes(X_new, D, lam, rho, M, max_iter=200, tol=1e-6):

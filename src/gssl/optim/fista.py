@@ -48,7 +48,7 @@ def project_l2_ball(M: np.ndarray, radius: float = 1.0, axis: int = 1) -> np.nda
 def fista(f: Callable, grad: Callable, prox: Callable, x0: np.ndarray, *, g: Callable | None = None,
           lipschitz: float = 1.0, eta: float = 2.0, max_iter: int = 100, tol: float = 1e-6,
           monotone: bool = False, backtracking: bool = True, stop: str = "step",
-          output: str = "x") -> FistaResult:
+          output: str = "x", value_and_grad: Callable | None = None) -> FistaResult:
     """Minimize f(x) + g(x) from x0.
 
     f, grad: value and gradient of the smooth part. prox(v, step): prox of step*g.
@@ -63,6 +63,8 @@ def fista(f: Callable, grad: Callable, prox: Callable, x0: np.ndarray, *, g: Cal
     output: "x" returns the last prox point x_k (default), "y" the last extrapolated point y_k
     (what that released code returns; Algorithm 2 of their paper calls it A_{n+1}); "y" needs
     monotone=False.
+    value_and_grad: optional, y -> (f(y), grad(y)) in one call, for an f whose value and gradient
+    share their costly product (a quadratic's A G); it must return what f and grad would.
     """
     if not (lipschitz > 0 and eta > 1 and max_iter >= 1):
         raise ConfigError(f"fista: need lipschitz > 0, eta > 1, max_iter >= 1 (got {lipschitz}, "
@@ -81,27 +83,28 @@ def fista(f: Callable, grad: Callable, prox: Callable, x0: np.ndarray, *, g: Cal
     converged = False
     n_iter = 0
     for n_iter in range(1, max_iter + 1):
-        fy = f(y)
-        gy = grad(y)
+        fy, gy = value_and_grad(y) if value_and_grad is not None else (f(y), grad(y))
+        fz = None  # f at the accepted z, kept from the backtracking test: f is the costly call
         while True:
             z = prox(y - gy / L, 1.0 / L)
             if not backtracking:
                 break
             d = z - y
-            if f(z) <= fy + np.vdot(d, gy) + 0.5 * L * np.vdot(d, d) * (1 + 1e-12) + 1e-300:
+            fz = f(z)
+            if fz <= fy + np.vdot(d, gy) + 0.5 * L * np.vdot(d, d) * (1 + 1e-12) + 1e-300:
                 break
             L *= eta
         t_next = 0.5 * (1.0 + np.sqrt(1.0 + 4.0 * t * t))
         y_prev = y
         if monotone:
-            F_z = f(z) + g(z)
+            F_z = (f(z) if fz is None else fz) + g(z)
             x_new = z if F_z <= F_x else x
             F_new = min(F_z, F_x)
             y = x_new + (t / t_next) * (z - x_new) + ((t - 1.0) / t_next) * (x_new - x)
         else:
             x_new = z
             y = z + ((t - 1.0) / t_next) * (z - x)
-            F_new = f(z) + g(z) if g is not None else None
+            F_new = (f(z) if fz is None else fz) + g(z) if g is not None else None
         if stop == "maxabs":
             done = float(np.max(np.abs(y - y_prev))) < tol
         else:

@@ -149,13 +149,28 @@ class SSDLModel:
                 g += gamma * (sub.grad(Ar @ W.T + b) @ W)
             return g
 
+        def value_and_grad(Ar):
+            """f(Ar) and grad(Ar), the same numbers, each product (Ar G, Kr Ar, Ar W') made once."""
+            AG = Ar @ G
+            v, g = quadratic_loss(xx, Ar, G, XDt, AG), 2.0 * (AG - XDt)
+            if beta:
+                R = Kr @ Ar if base is None else base + Kr @ Ar
+                v += beta * float(np.sum(R * R))
+                g += 2.0 * beta * (Kr.T @ R)
+            if gamma:
+                S = Ar @ W.T + b
+                v += gamma * sub.loss(S)
+                g += gamma * (sub.grad(S) @ W)
+            return v, g
+
         if inner == "authors":
             res = fista(f, grad, l1_prox(self.lam), A[rows], max_iter=max_iter,
-                        **AUTHORS_INNER["sparse_coding"])
+                        value_and_grad=value_and_grad, **AUTHORS_INNER["sparse_coding"])
         else:
             L0 = 2.0 * max(np.linalg.norm(G, 2), 1e-12)   # backtracking raises it as needed
             res = fista(f, grad, l1_prox(self.lam), A[rows], g=lambda Z: self.lam * np.abs(Z).sum(),
-                        lipschitz=L0, max_iter=max_iter, tol=tol, monotone=True)
+                        lipschitz=L0, max_iter=max_iter, tol=tol, monotone=True,
+                        value_and_grad=value_and_grad)
         A = A.copy()
         A[rows] = res.x
         return A, res.n_iter
