@@ -60,8 +60,8 @@ BAD_INPUTS = {
     "n_samples: many": ("datasets:\n  moons: {source: two_moons, params: {n_samples: many}}\n",
                         "two_moons: n_samples must be an integer >= 2, got 'many'"),
     "a weights name that does not exist": ("graphs:\n  knn8: {weights: gaussian}\n",
-                                           "'graphs.knn8.weights': 'gaussian' is not allowed (allowed values: "
-                                           "binary, heat, self_tuning, gaussian_kth)"),
+                                           "'graphs.knn8.weights': 'gaussian' is not allowed "
+                                           "(allowed values: binary, heat, self_tuning, gaussian_kth)"),
     "an unknown dataset id": ("experiments:\n  e2e: {datasets: [moons, nope]}\n",
                               "experiment 'e2e' names unknown datasets id 'nope' (defined: moons)"),
     "an unknown method id": ("experiments:\n  e2e: {methods: [rls, nope]}\n",
@@ -69,7 +69,8 @@ BAD_INPUTS = {
     "an unknown graph id": ("experiments:\n  e2e: {graphs: [knn8, nope]}\n",
                             "experiment 'e2e' names unknown graphs id 'nope' (defined: knn8)"),
     "a misspelt solver parameter": ("methods:\n  rls: {params: {gama_A: 1.0}}\n",
-                                    "solver 'rls': unknown parameters ['gama_A']; allowed: ['gamma_A', 'kernel']"),
+                                    "solver 'rls': unknown parameters ['gama_A']; "
+                                    "allowed: ['gamma_A', 'kernel']"),
     "noise: -1": ("datasets:\n  moons: {source: two_moons, params: {noise: -1}}\n",
                   "two_moons: noise must be a number >= 0, got -1"),
 }
@@ -101,7 +102,8 @@ def _messages(case):
 def test_each_bad_input_is_refused_by_gssl_config_check_naming_it(tmp_path, case, monkeypatch, capsys):
     ws = _bad_workspace(tmp_path, case)
     monkeypatch.chdir(ws)  # `gssl config check` in this process: an exception would fail the test
-    assert main(["config", "check", "config/config.yaml", "bad.yaml"]) != 0, f"accepted by gssl config check: {case}"
+    assert main(["config", "check", "config/config.yaml", "bad.yaml"]) != 0, \
+        f"accepted by gssl config check: {case}"
     out = capsys.readouterr()
     assert _messages(case)[0] in out.out + out.err, (case, (out.out + out.err)[-2000:])
     assert not (ws / "results").exists()

@@ -273,8 +273,22 @@ def test_a_solvers_code_hash_covers_its_own_modules_not_the_whole_package(name):
     """The rerun hash hashes a package as every file below it: a solver that imports the gssl
     package itself (e.g. ``from . import __version__``) would rerun on any edit anywhere."""
     modules = solver_modules(name)
-    assert "gssl" not in modules and "gssl.solvers" not in modules, modules
+    assert not {"gssl", "gssl.solvers", "gssl.optim"} & set(modules), modules
     assert SOLVERS[name].__module__ in modules
+
+
+def test_a_job_imports_the_solvers_it_fits_only():
+    """The registry, gssl.solvers and gssl.optim import a name on first use: a Laplacian RLS job
+    (or a config check naming it) imports neither the other solvers nor numba (0.5 s)."""
+    import subprocess
+    import sys
+
+    code = ("import sys; from gssl.solvers.registry import SOLVERS, make_solver; make_solver('lap_rls'); "
+            "assert 'tv_rls' in SOLVERS and 'nope' not in SOLVERS; "
+            "print(sorted(m for m in sys.modules if m == 'numba' or m.startswith('gssl.solvers.')))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert eval(out) == ["gssl.solvers.base", "gssl.solvers.params", "gssl.solvers.registry",
+                         "gssl.solvers.rls"], out
 
 
 def test_label_spreading_on_the_given_graph_is_sklearns_on_its_own_graph():

@@ -412,8 +412,9 @@ def test_issue_32_reproduction_converges_with_the_labels_kept():
     label per class. Before: 0.4-11 % accuracy, labeled points lost, no warning (the multiplier
     chased the sphere point, which no f on the simplex can equal). Now: converged, near the 89.8 %
     of the lam = 0.01 regime, every labeled point kept. TV-SVM runs the same ADMM with another
-    f-step (a full-digits fit of its own: 25 s of CPU); the lam sweep below checks it, lam = 1
-    included, on 200 digits."""
+    f-step; a full-digits fit of its own (25 s of CPU) is left out: the lam sweep below checks
+    it on 200 digits (labels kept, converged or warned at every lam), and its convergence at
+    lam = 1 is checked on three clusters (test_multiclass_tv_meets_its_constraint_...)."""
     graph, y, y_train = _digits_one_label_per_class()
     est, warned = _fit_recording("tv_rls", {"radius": "sqrt_n", "lam": 1.0, "gamma": 1.0,
                                         "init": "parzen", "diffusion_dt": 1.0}, graph, y_train)

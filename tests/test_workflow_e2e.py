@@ -2,8 +2,8 @@
 
 One module-scoped run (4 cells of 8 splits, a job per cell: 4 solve jobs, --cores 8, default
 sqlite store) backs the parallel-logging check, the regression check against the committed
-reference, the report checks and the partial-rerun checks, which read `snakemake -n` job lists. Fault tests (bad config, bad download, truncated cache, killed job)
-each use their own copy. The runs of their own (the default config, selection) are in
+reference, the report checks and the partial-rerun checks, which read `snakemake -n` job lists.
+Fault tests (bad download, truncated cache, killed job) each use their own copy. The runs of their own (the default config, selection) are in
 test_workflow_runs_e2e.py, so that make test's two processes share the workflow runs out.
 """
 

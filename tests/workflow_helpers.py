@@ -38,14 +38,23 @@ def make_workspace(path: Path, config: dict) -> Path:
     """Copy the workflow and the gssl sources; the copy's embedded config is ``config``."""
     path.mkdir(parents=True, exist_ok=True)
     shutil.copy(REPO / "environment.yml", path)  # the rules' conda: directive names it
-    # numba's on-disk kernels (__pycache__/*.nbi, *.nbc) come along: copytree keeps the sources'
-    # mtimes, which their index checks, so the copy's jobs load the kernels instead of compiling
-    # them again in every job process (volume_mbo's: 12 s of CPU each)
     for folder in ("workflow", "src"):
-        shutil.copytree(REPO / folder, path / folder, ignore=shutil.ignore_patterns("*.pyc", "*.egg-info"))
+        shutil.copytree(REPO / folder, path / folder, ignore=_not_copied)
     (path / "config").mkdir(exist_ok=True)
     write_config(path, config)
     return path
+
+
+def _not_copied(folder: str, names: list[str]) -> set[str]:
+    """Bytecode and build metadata stay behind. numba's on-disk kernels (__pycache__/*.nbi, *.nbc)
+    come along: copytree keeps the sources' mtimes, which their index checks, so the copy's jobs
+    load the kernels instead of compiling them again in every job process (volume_mbo's: 12 s of
+    CPU each); those of a module that is gone stay behind."""
+    skip = set(shutil.ignore_patterns("*.pyc", "*.egg-info")(folder, names))
+    if Path(folder).name == "__pycache__":
+        sources = {p.stem for p in Path(folder).parent.glob("*.py")}
+        skip |= {n for n in names if n.endswith((".nbi", ".nbc")) and n.split(".")[0] not in sources}
+    return skip
 
 
 def write_config(ws: Path, config: dict) -> None:

@@ -54,6 +54,7 @@ def lasso_codes(X, D, lam, A0=None, max_iter=200, tol=1e-6, lipschitz=None):
     A0 = np.zeros((X.shape[0], D.shape[0])) if A0 is None else A0
     L0 = lipschitz or 2.0 * max(np.linalg.norm(G, 2), 1e-12)
     xx = float(np.sum(X * X))
+
     def value_and_grad(A):  # one A G product for both
         AG = A @ G
         return quadratic_loss(xx, A, G, XDt, AG), 2.0 * (AG - XDt)

@@ -35,6 +35,9 @@ class _Registry(MutableMapping):
         del self._paths[name]
         self._classes.pop(name, None)
 
+    def __contains__(self, name) -> bool:  # a name test imports nothing
+        return name in self._paths
+
     def __iter__(self):
         return iter(self._paths)
 

@@ -123,16 +123,17 @@ def import_closure(*modules: str, package: str = "gssl") -> list[str]:
                     sub = f"{base}.{alias.name}"
                     is_sub = (base_spec.submodule_search_locations is not None
                               and importlib.util.find_spec(sub) is not None)
-                    todo.append(sub if is_sub else base)
-                    if not is_sub and base_spec.submodule_search_locations is not None:
-                        todo += _lazy_module(base, alias.name)
+                    lazy = [] if is_sub else _lazy_module(base, alias.name)
+                    todo += [sub] if is_sub else lazy or [base]
     return sorted(seen)
 
 
-def _lazy_module(package: str, name: str) -> list[str]:
+def _lazy_module(base: str, name: str) -> list[str]:
     """The module a package's ``__init__`` imports ``name`` from on first use (PEP 562: its
-    ``_LAZY`` table, as gssl's and gssl.optim's), else nothing."""
+    ``_LAZY`` table, as gssl's, gssl.optim's and gssl.solvers's), else nothing."""
     import importlib
 
-    module = getattr(importlib.import_module(package), "_LAZY", {}).get(name)
+    if importlib.util.find_spec(base).submodule_search_locations is None:
+        return []
+    module = getattr(importlib.import_module(base), "_LAZY", {}).get(name)
     return [module] if module else []
