@@ -22,13 +22,6 @@ _LAZY = {"build_graph": "gssl.graphs", "Graph": "gssl.graphs", "make_solver": "g
          "read_file_dataset": "gssl.datasets.files"}
 
 
-def __getattr__(name):
-    if name in _LAZY:
-        import importlib
+from ._lazy import lazy_attributes  # noqa: E402
 
-        return getattr(importlib.import_module(_LAZY[name]), name)
-    raise AttributeError(f"module 'gssl' has no attribute {name!r}")
-
-
-def __dir__():
-    return sorted([*globals(), *_LAZY])
+__getattr__, __dir__ = lazy_attributes(__name__, _LAZY, globals())

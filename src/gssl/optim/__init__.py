@@ -35,16 +35,9 @@ _LAZY = {name: f"{__name__}.{module}" for module, names in {
 from .fista import fista  # noqa: E402, F401
 
 
-def __getattr__(name):
-    if name in _LAZY:
-        import importlib
+from .._lazy import lazy_attributes  # noqa: E402
 
-        return getattr(importlib.import_module(_LAZY[name]), name)
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-
-
-def __dir__():
-    return sorted([*globals(), *_LAZY])
+__getattr__, __dir__ = lazy_attributes(__name__, _LAZY, globals())
 
 
 __all__ = sorted(_LAZY)

@@ -9,16 +9,9 @@ _LAZY = {"SOLVERS": "gssl.solvers.registry", "make_solver": "gssl.solvers.regist
          "KernelSVM": "gssl.solvers.svm", "LabelSpreadingBaseline": "gssl.solvers.baselines"}
 
 
-def __getattr__(name):
-    if name in _LAZY:
-        import importlib
+from .._lazy import lazy_attributes  # noqa: E402
 
-        return getattr(importlib.import_module(_LAZY[name]), name)
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-
-
-def __dir__():
-    return sorted([*globals(), *_LAZY])
+__getattr__, __dir__ = lazy_attributes(__name__, _LAZY, globals())
 
 
 __all__ = sorted(_LAZY)
