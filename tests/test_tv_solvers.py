@@ -4,6 +4,7 @@ import numpy as np
 import pytest
 import scipy.linalg as sla
 import scipy.sparse as sp
+from scipy.sparse.csgraph import laplacian as csgraph_laplacian
 from sklearn.datasets import make_blobs
 from sklearn.neighbors import kneighbors_graph
 
@@ -13,6 +14,7 @@ from gssl.optim import gradient_operator, qp_kkt_violation
 from gssl.solvers import make_solver, solver_modules
 from gssl.optim.cheeger import cheeger_energy
 from gssl.optim.dual_svm import DualSVMStep
+from gssl.optim.linalg import KernelSystem
 from gssl.optim.tv_admm import sphere
 from gssl.optim.tv_starts import eigenmap_start, pairwise_fiedler_refine, simplex_start
 
@@ -119,6 +121,46 @@ def test_sphere_normalization():
     assert abs(s.mean()) < 1e-12
 
 
+@pytest.mark.parametrize("kind", ["scalar", "vector", "laplacian"])
+def test_kernel_system_solves_the_f_step_and_gives_k_alpha(kind):
+    """KernelSystem: alpha solves (M K + lam I) alpha = B and F = K alpha, for the three M of the
+    splitting methods (r, r + eta J by Cholesky of K + lam M^-1; gamma L + r by LU)."""
+    rng = np.random.default_rng(0)
+    X, _ = make_blobs(80, centers=3, n_features=5, random_state=1)
+    K = kernel_matrix(X, None, RBF)
+    lam, r = 0.01, 2.0
+    lab = np.zeros(80, bool)
+    lab[rng.choice(80, 9, replace=False)] = True
+    L = csgraph_laplacian(knn_graph(X, 6).W).tocsr()
+    M = {"scalar": r, "vector": r + 1.5 * lab, "laplacian": 0.3 * L + r * sp.identity(80)}[kind]
+    Md = M.toarray() if sp.issparse(M) else np.diag(np.broadcast_to(M, (80,)))
+    system = KernelSystem(K, M, lam, "test")
+    assert system.factorization == ("lu" if kind == "laplacian" else "cholesky")
+    B = rng.normal(size=(80, 3))
+    alpha, F = system.solve(B)
+    np.testing.assert_allclose(alpha, np.linalg.solve(Md @ K + lam * np.eye(80), B),
+                               rtol=1e-8, atol=1e-8 * np.abs(alpha).max())
+    np.testing.assert_allclose(F, K @ alpha, atol=1e-10)
+    a1, F1 = system.solve(B[:, 0])                    # one column keeps its shape
+    assert a1.shape == F1.shape == (80,) and np.allclose(F1, F[:, 0], atol=1e-12)
+
+
+def test_kernel_system_indefinite_by_rounding_falls_back_to_lu():
+    """A kernel matrix whose smallest eigenvalue rounding made negative, beyond the ridge: the
+    Cholesky factor fails, and the same symmetric system is solved by LU, not refused."""
+    rng = np.random.default_rng(1)
+    Q, _ = np.linalg.qr(rng.normal(size=(30, 30)))
+    ev = np.r_[np.linspace(1.0, 5.0, 29), -1e-9]
+    K = (Q * ev) @ Q.T
+    K = 0.5 * (K + K.T)
+    system = KernelSystem(K, 1.0, 1e-12, "test")
+    assert system.factorization == "lu"
+    B = rng.normal(size=(30, 2))
+    alpha, F = system.solve(B)
+    np.testing.assert_allclose((K + 1e-12 * np.eye(30)) @ alpha, B, atol=1e-6)
+    np.testing.assert_allclose(F, K @ alpha, atol=1e-6 * np.abs(F).max())
+
+
 def test_dual_svm_step_kkt_and_primal_stationarity():
     """The SVM sub-step (92)/(134): its dual satisfies KKT to 1e-8 and the returned f = K alpha
     satisfies the primal stationarity (lam I + r K) alpha = r e + J'Y beta."""
@@ -132,7 +174,7 @@ def test_dual_svm_step_kkt_and_primal_stationarity():
     Y[lab, 0] = np.where(y[lab] == 1, 1.0, -1.0)
     A = lam * np.eye(60) + r * K
     cho = sla.cho_factor(A)
-    step = DualSVMStep(K, lambda B: sla.cho_solve(cho, B), lab, Y, r, mu, 1e-12)
+    step = DualSVMStep(KernelSystem(K, r, lam, "test"), lab, Y, r, mu, 1e-12)
     e = rng.normal(size=(60, 1))
     f = step(e)
     beta = step.betas[0]

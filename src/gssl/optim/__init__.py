@@ -11,7 +11,7 @@ _LAZY = {name: f"{__name__}.{module}" for module, names in {
     "fista": ("FistaResult", "fista", "l1_prox", "project_l2_ball", "soft_threshold"),
     "graph_ops": ("diffuse", "edge_list", "gradient_norm_bound", "gradient_operator",
                   "min_conductance_sweep", "total_variation"),
-    "linalg": ("relative_residual", "solve_dense", "solve_spd", "symmetric_matvec"),
+    "linalg": ("KernelSystem", "relative_residual", "solve_dense", "solve_spd", "symmetric_matvec"),
     "manifold_primal": ("LaplacianPower", "PrimalResult", "laprlsc_closed_form", "lapsvm_newton",
                         "lapsvm_newton_ova", "manifold_pcg", "primal_gradient", "primal_objective"),
     "mtv_step": ("MTVResult", "balance", "balance_subgradient", "discrete_energy", "lambda_median",

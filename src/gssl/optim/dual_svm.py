@@ -23,17 +23,18 @@ __all__ = ["DualSVMStep"]
 class DualSVMStep:
     """``step(e)`` returns f (n, C) for the targets Y (n, C; ±1 on the labeled rows).
 
-    ``solve(B)`` applies A^{-1}; the dual of each column is warm-started from its previous
+    ``system``: A factored (``gssl.optim.linalg.KernelSystem``), whose ``solve(B)[1]`` is G B =
+    K A^{-1} B; the dual of each column is warm-started from its previous
     solution (``betas``) and ``qp_iters`` counts the QP iterations over all calls.
     """
 
-    def __init__(self, K, solve, lab, Y, r, mu, qp_tol):
-        self.K, self.solve, self.r, self.mu, self.qp_tol = K, solve, r, mu, qp_tol
+    def __init__(self, system, lab, Y, r, mu, qp_tol):
+        self.G = lambda B: system.solve(B)[1]
+        self.r, self.mu, self.qp_tol = r, mu, qp_tol
         self.lab = np.flatnonzero(lab)
-        n = K.shape[0]
-        E = np.zeros((n, self.lab.size))
+        E = np.zeros((Y.shape[0], self.lab.size))
         E[self.lab, np.arange(self.lab.size)] = 1.0
-        self.GJ = K @ solve(E)                                  # G J'  (n, l)
+        self.GJ = self.G(E)                                     # G J'  (n, l)
         GLL = self.GJ[self.lab]
         self.GLL = 0.5 * (GLL + GLL.T)
         self.Yl = Y[self.lab]
@@ -42,7 +43,7 @@ class DualSVMStep:
 
     def __call__(self, e):
         r = self.r
-        Ge = self.K @ self.solve(e)
+        Ge = self.G(e)
         out = np.empty_like(e)
         for k in range(e.shape[1]):
             y = self.Yl[:, k]

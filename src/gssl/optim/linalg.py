@@ -1,5 +1,5 @@
-"""Linear solves shared by the closed-form solvers, and the symmetric dense product of the
-iterative ones."""
+"""Linear solves shared by the closed-form solvers, the kernel systems of the splitting methods,
+and the symmetric dense product of the iterative ones."""
 
 from __future__ import annotations
 
@@ -38,6 +38,73 @@ def solve_dense(A, B, hint: str = "increase the regularization") -> np.ndarray:
     if not np.all(np.isfinite(lu[0])) or np.any(np.diag(lu[0]) == 0):
         raise SolverError(f"linear system is singular; {hint}")
     return sla.lu_solve(lu, B, check_finite=False)
+
+
+class KernelSystem:
+    """(M K + lam I) alpha = B factored once, for a kernel matrix K (symmetric positive
+    semi-definite), M positive definite and lam > 0: ``solve(B)`` returns alpha and F = K alpha,
+    the expansion coefficients and the function values of the splitting methods' f-steps
+    (Bresson & Zhang: M = r, r + eta J, gamma L + r (+ eta J)). ``M``:
+
+    * a vector or scalar (M diagonal): M K + lam I = M (K + lam M^{-1}), so alpha solves the
+      symmetric positive definite S alpha = M^{-1} B, S = K + lam M^{-1}, by Cholesky (half the
+      flops of an LU of M K + lam I), and F comes from the identity M K alpha = B - lam alpha,
+      F = M^{-1} (B - lam alpha), instead of the dense product K alpha: one pass over an n x n
+      matrix per solve, not two. Where rounding makes S indefinite (a tiny lam / M), LU of the
+      same S, as ``solve_spd`` does; ``factorization`` says which.
+    * a sparse matrix with off-diagonal entries (a sparse diagonal M is taken as its diagonal):
+      LU of the dense M K + lam I and F = K alpha (measured: a sparse factor of M per penalty
+      cost the Laplacian methods more than the product it saves over their few iterations).
+
+    ``MK``: M K where the caller has it (it is overwritten); ``name`` names the method in the
+    SolverError of a system that cannot be factorized.
+    """
+
+    def __init__(self, K, M, lam: float, name: str, MK=None):
+        self.lam = float(lam)
+        n = K.shape[0]
+        hint = f"{name}: the kernel system lam I + M K cannot be factorized"
+        if sp.issparse(M) and sp.triu(M, 1).nnz + sp.tril(M, -1).nnz == 0:
+            M = M.diagonal()
+        if sp.issparse(M):
+            A = np.asarray(M @ K) if MK is None else MK
+            A[np.diag_indices(n)] += self.lam
+            self.factorization, self._factor = "lu", self._lu(A, hint)
+            self._solve = lambda B: sla.lu_solve(self._factor, B, check_finite=False)
+            self._values = lambda B, alpha: K @ alpha
+            return
+        m = np.broadcast_to(np.asarray(M, dtype=np.float64), (n,))
+        Minv = lambda B: B / (m if B.ndim == 1 else m[:, None])
+        self._values = lambda B, alpha: Minv(B - self.lam * alpha)
+
+        def S():
+            S = np.array(K, dtype=np.float64)
+            S[np.diag_indices(n)] += self.lam / m
+            return S
+
+        try:
+            self._factor = sla.cho_factor(S(), check_finite=False, overwrite_a=True)
+            self.factorization = "cholesky"
+            self._solve = lambda B: sla.cho_solve(self._factor, Minv(B), check_finite=False)
+        except sla.LinAlgError:             # indefinite by rounding: LU of the same S
+            self.factorization, self._factor = "lu", self._lu(S(), hint)
+            self._solve = lambda B: sla.lu_solve(self._factor, Minv(B), check_finite=False)
+
+    @staticmethod
+    def _lu(A, hint):
+        try:
+            lu = sla.lu_factor(A, check_finite=False, overwrite_a=True)
+        except (sla.LinAlgError, ValueError) as exc:
+            raise SolverError(f"{hint} ({exc}); increase lam") from exc
+        if not np.all(np.isfinite(lu[0])) or np.any(np.diag(lu[0]) == 0):
+            raise SolverError(f"{hint} (singular); increase lam")
+        return lu
+
+    def solve(self, B) -> tuple[np.ndarray, np.ndarray]:
+        """alpha = (M K + lam I)^{-1} B and F = K alpha, the shape of B."""
+        B = np.asarray(B, dtype=np.float64)
+        alpha = self._solve(B)
+        return alpha, self._values(B, alpha)
 
 
 def relative_residual(A, X, B) -> float:

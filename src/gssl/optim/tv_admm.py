@@ -41,15 +41,14 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
-import scipy.linalg as sla
 
-from ..errors import SolverError
+from .linalg import KernelSystem
 from .qp import qp_diagonal
 from .simplex import project_simplex
 
 __all__ = ["ADMMRun", "HingeLabelStep", "HingeSimplexStep", "IterationLog", "RLSLabelStep",
            "RLSSimplexStep", "binary_admm", "binary_split_admm", "binary_two_starts",
-           "cho_factor_checked", "label_targets", "normalizer", "orientation", "rel_change", "simplex_admm",
+           "label_targets", "normalizer", "orientation", "rel_change", "simplex_admm",
            "sphere", "tv_penalty"]
 
 
@@ -149,15 +148,6 @@ def orientation(label_term, f_lab) -> float:
     return -1.0 if label_term(-f_lab) < label_term(f_lab) else 1.0
 
 
-def cho_factor_checked(A, name: str):
-    """Cholesky factor of lambda I + r K, or SolverError naming the method."""
-    try:
-        return sla.cho_factor(A, check_finite=False)
-    except (sla.LinAlgError, ValueError) as exc:
-        raise SolverError(f"{name}: lambda I + r K is not positive definite ({exc}); "
-                          f"increase lam") from exc
-
-
 class RLSLabelStep:
     """TV-RLS h-step (23): h = (eta y + r2 g - l2) / (eta J + r2); label term on f."""
 
@@ -195,16 +185,15 @@ class HingeLabelStep:
         return self.mu * np.maximum(0.0, 1.0 - self.yl * v).sum()
 
 
-def binary_admm(K, cho, g, hstep, *, lam, gamma, r1, r2, prox, norm, max_iter, tol) -> dict:
-    """Binary split ADMM from g: alpha = (lam I + r1 K)^{-1} (r1 g - l1) with ``cho`` its factor,
-    f = K alpha, h = hstep(g, l2), g = norm(TV prox at (r1 f + l1 + r2 h + l2) / (r1 + r2)),
+def binary_admm(system, g, hstep, *, lam, gamma, r1, r2, prox, norm, max_iter, tol) -> dict:
+    """Binary split ADMM from g: alpha = (lam I + r1 K)^{-1} (r1 g - l1) and f = K alpha from
+    ``system`` (``KernelSystem``), h = hstep(g, l2), g = norm(TV prox at (r1 f + l1 + r2 h + l2) / (r1 + r2)),
     l1 += r1 (f - g), l2 += r2 (h - g). Returns objective, f, g, alpha and the log."""
     n = g.size
     log = IterationLog(tol)
     l1, l2, p = np.zeros(n), np.zeros(n), None
     for it in range(1, max_iter + 1):
-        alpha = sla.cho_solve(cho, r1 * g - l1, check_finite=False)      # (21)/(73)
-        f = K @ alpha                                                    # (22)/(74)
+        alpha, f = system.solve(r1 * g - l1)                             # (21)-(22)/(73)-(74)
         h = hstep(g, l2)                                                 # (23)/(75)-(76)
         z = (r1 * f + l1 + r2 * h + l2) / (r1 + r2)                      # (25)/(77)
         gbar, p = prox(z, gamma, r1 + r2, p)
@@ -227,10 +216,10 @@ def binary_split_admm(K, g0, hstep, *, lam, gamma, r1, r2, prox, normalize, radi
     (lam I + r1 K) factored once, from g0 and -g0 when normalized (``binary_two_starts``)."""
     n = g0.size
     norm = normalizer(normalize, radius, n, zero_mean=True)
-    cho = cho_factor_checked(lam * np.eye(n) + r1 * K, name)
+    system = KernelSystem(K, r1, lam, name)
 
     def run(g):
-        return binary_admm(K, cho, g, hstep, lam=lam, gamma=gamma, r1=r1, r2=r2, prox=prox,
+        return binary_admm(system, g, hstep, lam=lam, gamma=gamma, r1=r1, r2=r2, prox=prox,
                            norm=norm, max_iter=max_iter, tol=tol)
 
     return binary_two_starts(run, norm(g0), hstep.lab, hstep.label_term, mirror=normalize,
@@ -257,19 +246,18 @@ def binary_two_starts(run, g0, lab, label_term, *, mirror: bool, output: str) ->
 
 class RLSSimplexStep:
     """Multiclass RLS f-step (100)-(101)/(106)-(107): alpha = A^{-1} (eta Y + r G - Lm),
-    F = K alpha, A = eta J K + r K + lam I (+ gamma L K) LU-factored once. The objective adds
-    ``penalty(F)`` (gamma TV(F) or gamma/2 tr F'LF) to the label and RKHS terms."""
+    F = K alpha, A = eta J K + r K + lam I (+ gamma L K) factored once (``system``, a
+    ``KernelSystem``). The objective adds ``penalty(F)`` (gamma TV(F) or gamma/2 tr F'LF) to the
+    label and RKHS terms."""
 
-    def __init__(self, K, A, Y, lab, *, eta, lam, r, penalty):
-        self.lu = sla.lu_factor(A, check_finite=False)
-        self.K, self.Y, self.lab = K, Y, lab
+    def __init__(self, system, Y, lab, *, eta, lam, r, penalty):
+        self.system, self.Y, self.lab = system, Y, lab
         self.eta, self.lam, self.r, self.penalty = eta, lam, r, penalty
         self.alpha = None
 
     def __call__(self, G, Lm):
-        self.alpha = sla.lu_solve(self.lu, self.eta * self.Y + self.r * G - Lm,
-                                  check_finite=False)
-        return self.K @ self.alpha
+        self.alpha, F = self.system.solve(self.eta * self.Y + self.r * G - Lm)
+        return F
 
     def objective(self, F):
         lab = self.lab

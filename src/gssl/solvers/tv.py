@@ -10,17 +10,18 @@ from __future__ import annotations
 import inspect
 
 import numpy as np
-import scipy.linalg as sla
+import scipy.sparse as sp
 
 from ..errors import ConfigError
 from ..optim.kernels import kernel_matrix
 from ..optim.cheeger import cheeger_iteration
 from ..optim.dual_svm import DualSVMStep
 from ..optim.graph_ops import gradient_operator
+from ..optim.linalg import KernelSystem
 from ..optim.simplex import project_simplex
 from ..optim.tv import TVProx
 from ..optim.tv_admm import (HingeLabelStep, HingeSimplexStep, RLSLabelStep, RLSSimplexStep,
-                             binary_split_admm, cho_factor_checked, label_targets, normalizer,
+                             binary_split_admm, label_targets, normalizer,
                              simplex_admm, tv_penalty)
 from ..optim.tv_starts import INITS, label_start, multiclass_from_init
 from .base import SemiSupervisedClassifier, require_features
@@ -211,9 +212,8 @@ class TVRLS(_TVSplitBase):
         return RLSLabelStep(y, lab, self.eta, self.r2)
 
     def _simplex_step(self, K, lab, Y, r):
-        A = self.eta * np.where(lab[:, None], K, 0.0) + r * K
-        A[np.diag_indices(K.shape[0])] += self.lam
-        return RLSSimplexStep(K, A, Y, lab, eta=self.eta, lam=self.lam, r=r,
+        system = KernelSystem(K, r + self.eta * lab, self.lam, "TVRLS")   # A = (eta J + r) K + lam
+        return RLSSimplexStep(system, Y, lab, eta=self.eta, lam=self.lam, r=r,
                               penalty=tv_penalty(self.D_, self.gamma))
 
 
@@ -248,9 +248,7 @@ class TVSVM(_TVSplitBase):
         return HingeLabelStep(y, lab, self.mu, self.r2)
 
     def _simplex_step(self, K, lab, Y, r):
-        cho = cho_factor_checked(self.lam * np.eye(K.shape[0]) + r * K, "TVSVM")
-        svm = DualSVMStep(K, lambda B: sla.cho_solve(cho, B, check_finite=False), lab, Y,
-                          r, self.mu, self.qp_tol)
+        svm = DualSVMStep(KernelSystem(K, r, self.lam, "TVSVM"), lab, Y, r, self.mu, self.qp_tol)
         return HingeSimplexStep(svm, Y, lab, mu=self.mu, r=r, penalty=tv_penalty(self.D_, self.gamma))
 
 
@@ -261,8 +259,7 @@ class _CheegerBase(_TVBase):
     def _fit(self, graph, codes, n_classes):
         K, lab, Y = self._setup(graph, codes, n_classes)
         n = codes.size
-        cho = cho_factor_checked(self.lam * np.eye(n) + self.r * K, type(self).__name__)
-        regress = self._regression(K, cho, lab, Y)
+        regress = self._regression(KernelSystem(K, self.r, self.lam, type(self).__name__), lab, Y)
         norm = normalizer(self.normalize, self.radius, n)
         Yl = Y[lab] if n_classes == 2 else np.eye(n_classes)[codes[lab]]  # rows kept fixed
 
@@ -305,8 +302,8 @@ class CheegerRLS(_CheegerBase):
         self.max_iter, self.tol, self.prox_tol, self.prox_max_iter = (max_iter, tol, prox_tol,
                                                                       prox_max_iter)
 
-    def _regression(self, K, cho, lab, Y):
-        return lambda g: K @ sla.cho_solve(cho, self.r * g, check_finite=False)   # (37)-(38)
+    def _regression(self, system, lab, Y):
+        return lambda g: system.solve(self.r * g)[1]                             # (37)-(38)
 
 
 @_documented
@@ -333,9 +330,8 @@ class CheegerSVM(_CheegerBase):
         self.max_iter, self.tol, self.prox_tol, self.prox_max_iter = (max_iter, tol, prox_tol,
                                                                       prox_max_iter)
 
-    def _regression(self, K, cho, lab, Y):
-        return DualSVMStep(K, lambda B: sla.cho_solve(cho, B, check_finite=False), lab, Y,
-                           self.r, self.mu, self.qp_tol)
+    def _regression(self, system, lab, Y):
+        return DualSVMStep(system, lab, Y, self.r, self.mu, self.qp_tol)
 
 
 class _LapSimplexBase(_TVBase):
@@ -356,7 +352,7 @@ class _LapSimplexBase(_TVBase):
         steps = []
 
         def make_step(rho):                            # the f-step at penalty rho
-            steps.append(self._simplex_step(K, LK + rho * K, L, lab, Y, rho))
+            steps.append(self._simplex_step(K, L, LK, lab, Y, rho))
             return steps[-1]
 
         start = project_simplex(K[:, lab] @ np.eye(n_classes)[codes[lab]])
@@ -384,10 +380,11 @@ class LapRLSSimplex(_LapSimplexBase):
         self.kernel, self.eta, self.lam, self.gamma, self.r = kernel, eta, lam, gamma, r
         self.laplacian, self.max_iter, self.tol = laplacian, max_iter, tol
 
-    def _simplex_step(self, K, A, L, lab, Y, r):
-        A[lab] += self.eta * K[lab]
-        A[np.diag_indices(K.shape[0])] += self.lam
-        return RLSSimplexStep(K, A, Y, lab, eta=self.eta, lam=self.lam, r=r,
+    def _simplex_step(self, K, L, LK, lab, Y, r):
+        d = r + self.eta * lab                          # A = (gamma L + r + eta J) K + lam I
+        system = KernelSystem(K, self.gamma * L + sp.diags(d), self.lam, "LapRLSSimplex",
+                              MK=LK + d[:, None] * K)
+        return RLSSimplexStep(system, Y, lab, eta=self.eta, lam=self.lam, r=r,
                               penalty=lambda F: 0.5 * self.gamma * np.sum(F * (L @ F)))
 
 
@@ -412,9 +409,8 @@ class LapSVMSimplex(_LapSimplexBase):
         self.kernel, self.lam, self.gamma, self.mu, self.r = kernel, lam, gamma, mu, r
         self.laplacian, self.max_iter, self.tol, self.qp_tol = laplacian, max_iter, tol, qp_tol
 
-    def _simplex_step(self, K, A, L, lab, Y, r):
-        A[np.diag_indices(K.shape[0])] += self.lam
-        lu = sla.lu_factor(A, check_finite=False)
-        svm = DualSVMStep(K, lambda B: sla.lu_solve(lu, B, check_finite=False), lab, Y,
-                          r, self.mu, self.qp_tol)
+    def _simplex_step(self, K, L, LK, lab, Y, r):
+        system = KernelSystem(K, self.gamma * L + r * sp.identity(K.shape[0]), self.lam,
+                              "LapSVMSimplex", MK=LK + r * K)   # A = (gamma L + r) K + lam I
+        svm = DualSVMStep(system, lab, Y, r, self.mu, self.qp_tol)
         return HingeSimplexStep(svm, Y, lab, mu=self.mu, r=r)
