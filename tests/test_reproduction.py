@@ -146,6 +146,44 @@ def test_a_page_of_a_config_without_any_run_lists_its_experiments(run):
     assert "Not in the runs (`honest`, `tuned`)" in text and "`honest`, `tuned`, `other`" in text
 
 
+def test_a_table_run_over_two_sessions_keeps_the_earlier_cells_while_their_config_holds(run):
+    """A page regenerated from a folder that holds one experiment of a table keeps the other's
+    cells from its sidecar while the config's entries for it are unchanged, says so and adds
+    the two sessions' wall times; once those entries are edited, the cells are dropped."""
+    root, cfg = run
+    pages, configs = root / "pages", root / "config" / "experiments"
+    first = root / "first"
+    (first / "tables").mkdir(parents=True)
+    (first / "tables" / "honest.csv").write_text((root / "results/tables/honest.csv").read_text())
+    (first / "benchmarks").symlink_to(root / "results" / "benchmarks")   # honest: 12.5 s
+    write_page(cfg, [first], pages, default_config=None, configs_dir=configs)
+    side = json.loads((pages / "some.json").read_text())
+    earlier = side["cells"]
+    assert {c["experiment"] for c in earlier} == {"honest"}
+    del side["experiment_digests"]      # as pages generated before the digests: the file's digest vouches
+    (pages / "some.json").write_text(json.dumps(side))
+    later = root / "later"
+    (later / "tables").mkdir(parents=True)
+    (later / "tables" / "tuned.csv").write_text((root / "results/tables/tuned.csv").read_text())
+    bench = later / "benchmarks" / "solve" / "tuned" / "x.tsv"
+    bench.parent.mkdir(parents=True)
+    bench.write_text("s\th:m:s\n7.5\t0:00:07\n")
+    page = write_page(cfg, [later], pages, default_config=None, configs_dir=configs)
+    side = json.loads((pages / "some.json").read_text())
+    assert [c for c in side["cells"] if c["experiment"] == "honest"] == earlier
+    table2 = side["tables"][0]
+    assert table2["kept"] == ["honest"] and (table2["cells"], table2["tuned"]) == (3, 1)
+    assert table2["wall_s"] == pytest.approx(12.5 + 7.5, abs=1e-6) and table2["not_run"] == []
+    assert "Cells of `honest` are kept from this page's previous generation" in page.read_text()
+    config = yaml.safe_load(cfg.read_text())
+    config["methods"]["a"]["params"]["kernel"]["sigma"] = 2.0     # honest's method edited
+    cfg.write_text(yaml.safe_dump(config, sort_keys=False))
+    write_page(cfg, [later], pages, default_config=None, configs_dir=configs)
+    side = json.loads((pages / "some.json").read_text())
+    assert {c["experiment"] for c in side["cells"]} == {"tuned"}
+    assert side["tables"][0]["not_run"] == ["honest"] and side["tables"][0]["kept"] == []
+
+
 def test_wall_time_counts_only_while_a_job_ran(tmp_path):
     """Jobs of one results folder run across two sessions (a cached graph, then the solves hours
     later): the wall is the union of the jobs' intervals, not first start to last end."""

@@ -366,7 +366,9 @@ def build_parser() -> argparse.ArgumentParser:
                          description="Compares every cell a paper config gives a paper's value for "
                                      "with the run's number (mean ± SE over the draws, or the paper's "
                                      "one-draw statistic) by one stated criterion, per table of the "
-                                     "paper; writes the page, a sidecar .json and index.md. Without "
+                                     "paper; writes the page, a sidecar .json and index.md. An "
+                                     "experiment no results folder holds keeps its cells from the "
+                                     "sidecar while its config entries are unchanged. Without "
                                      "CONFIG: rebuild index.md from the sidecars.")
     rep.add_argument("config", nargs="?", help="the paper config, e.g. config/experiments/mtv.yaml")
     rep.add_argument("--results", action="append", metavar="DIR",

@@ -7,8 +7,12 @@ a paper's value for is compared with our number by one criterion (:func:`toleran
 come from the ``aggregate`` rule's CSV (``<results>/tables/<experiment>.csv``) laid out by
 :func:`gssl.analysis.report.paper_tables`: nothing here recomputes a statistic of the splits.
 
-Each page writes a sidecar ``<paper>.json`` (its counts, commands and wall times) from which the
-index is rebuilt, so a page regenerated from one run leaves the other pages' rows as they were.
+Each page writes a sidecar ``<paper>.json`` (its cells, counts, commands and wall times) from which
+the index is rebuilt, so a page regenerated from one run leaves the other pages' rows as they were.
+Within a page, an experiment whose table no results folder holds keeps its cells from the
+sidecar when the config's entries for it are unchanged (:func:`experiment_digest`; a sidecar
+without digests vouches through the digest of the whole config file): a paper's long tables
+can be run in different sessions, and the page says which cells were kept.
 Hand-written deviation notes live beside the page in ``<paper>.notes.md``; the page links them.
 """
 
@@ -250,6 +254,7 @@ class TableSummary:
     command: str
     wall_s: float | None
     job_s: float | None
+    kept: list = ()       # experiments whose cells were kept from the page's previous generation
 
 
 def load_config(path, default="config/config.yaml") -> dict:
@@ -265,16 +270,55 @@ def reproduced_experiments(config: dict) -> list[str]:
     return [e for e, entry in config["experiments"].items() if reference_blocks(entry)]
 
 
-def build_page(config_path, results_dirs, default_config="config/config.yaml"):
-    """(paper name, cells, table summaries, experiments not run) of a paper config from the runs
-    in ``results_dirs``."""
+def experiment_digest(config: dict, experiment: str) -> str:
+    """Digest of everything the config says about one experiment: its entry and the entries of
+    its datasets, preprocessing, graphs, methods and protocols (the selection protocol too)."""
+    entry = config["experiments"][experiment]
+    parts = {"experiment": entry}
+    for section in ("datasets", "preprocessing", "graphs", "methods", "protocols"):
+        ids = list(entry.get(section) or [])
+        if section == "protocols" and (entry.get("selection") or {}).get("protocol"):
+            ids.append(entry["selection"]["protocol"])
+        parts[section] = {i: config.get(section, {}).get(i) for i in ids}
+    blob = json.dumps(parts, sort_keys=True, default=str)
+    return hashlib.sha256(blob.encode()).hexdigest()[:12]
+
+
+def _kept_cells(previous: dict | None, config: dict, config_path, exp: str) -> list[Cell] | None:
+    """The cells of ``exp`` in the previous sidecar, when it vouches for the config's entries."""
+    if not previous:
+        return None
+    digests = previous.get("experiment_digests") or {}
+    same = (digests.get(exp) == experiment_digest(config, exp) if digests
+            else previous.get("config_sha256") == config_digest(config_path))
+    cells = [Cell(**c) for c in previous.get("cells", []) if c["experiment"] == exp]
+    return cells if same and cells else None
+
+
+def _kept_timing(previous: dict | None, table: str, kept: list) -> tuple[float, float] | None:
+    """The previous generation's wall and job seconds of a table, when it ran exactly ``kept``."""
+    for t in (previous or {}).get("tables", []):
+        if t["table"] == table and sorted(t["experiments"]) == sorted(kept) and t["wall_s"]:
+            return t["wall_s"], t["job_s"]
+    return None
+
+
+def build_page(config_path, results_dirs, default_config="config/config.yaml", previous=None):
+    """(paper name, cells, table summaries, experiments not run, config) of a paper config from
+    the runs in ``results_dirs``; experiments no folder holds keep their cells from ``previous``
+    (the page's sidecar) where it vouches for them (:func:`_kept_cells`)."""
     config = load_config(config_path, default_config)
     decimals = table_decimals(config)
-    cells, found, missing, where = [], [], [], {}
+    cells, found, missing, kept, where = [], [], [], [], {}
     for exp in reproduced_experiments(config):
         hit = read_table(results_dirs, exp)
         if hit is None:
-            missing.append(exp)
+            old = _kept_cells(previous, config, config_path, exp)
+            if old is None:
+                missing.append(exp)
+            else:
+                kept.append(exp)
+                cells += old
             continue
         table, where[exp] = hit
         found.append(exp)
@@ -284,12 +328,18 @@ def build_page(config_path, results_dirs, default_config="config/config.yaml"):
     for name in _table_names(config):
         in_table = [c for c in cells if c.table == name]
         exps = [e for e in found if any(c.experiment == e for c in in_table)]
+        kept_here = [e for e in kept if any(c.experiment == e for c in in_table)]
         absent = [e for e in missing if _experiment_tables(config, e) & {name}]
-        timing = _timing(where, config, exps)
+        timing = _timing(where, config, exps) if exps else None
+        if kept_here:   # runs of different sessions: their walls add up
+            old = _kept_timing(previous, name, kept_here)
+            timing = (None if old is None or (exps and timing is None)
+                      else tuple(a + b for a, b in zip(old, timing or (0.0, 0.0))))
         summaries.append(TableSummary(
             paper, name, len(in_table), sum(c.verdict == WITHIN for c in in_table),
-            sum(c.tuned for c in in_table), exps, absent,
-            command(str(config_path), config, exps or absent), *(timing or (None, None))))
+            sum(c.tuned for c in in_table), exps + kept_here, absent,
+            command(str(config_path), config, (exps + kept_here) or absent),
+            *(timing or (None, None)), kept_here))
     return paper, cells, summaries, missing, config
 
 
@@ -373,6 +423,10 @@ def _section(s: TableSummary, cells: list[Cell], stat_labels: set) -> list[str]:
              f"{s.cells} cells, {s.within} within noise, {s.tuned} marked †. Command "
              f"(with `{ENV}`): `{s.command}`; wall time {_duration(s.wall_s)} "
              f"({_duration(s.job_s)} of jobs).", ""]
+    if s.kept:
+        lines += ["Cells of " + ", ".join(f"`{e}`" for e in s.kept) + " are kept from this page's "
+                  "previous generation: no results folder given held their tables, and the config's "
+                  "entries for them are unchanged.", ""]
     lines += ["Paper's values: " + "; ".join(dict.fromkeys(c.citation for c in cells)) + ".", ""]
     with_stat = any(not math.isnan(c.statistic) for c in cells)
     header = ["dataset", "method", "protocol", "mean ± SE", "draws"]
@@ -401,15 +455,20 @@ def write_page(config_path, results_dirs, out_dir="docs/reproductions",
     out_dir = Path(out_dir)
     out_dir.mkdir(parents=True, exist_ok=True)
     stem = Path(config_path).stem
-    paper, cells, summaries, missing, config = build_page(config_path, results_dirs, default_config)
+    side = out_dir / f"{stem}.json"
+    previous = json.loads(side.read_text()) if side.exists() else None
+    paper, cells, summaries, missing, config = build_page(config_path, results_dirs, default_config,
+                                                          previous)
     notes = out_dir / f"{stem}.notes.md"
     generator = f"gssl reproduction {config_path}"
     text = page_markdown(paper, str(config_path), cells, summaries, missing, config, generator,
                          str(notes) if notes.exists() else None)
     page = out_dir / f"{stem}.md"
     page.write_text(text)
-    (out_dir / f"{stem}.json").write_text(json.dumps(
+    side.write_text(json.dumps(
         {"paper": paper, "config": str(config_path), "config_sha256": config_digest(config_path),
+         "experiment_digests": {e: experiment_digest(config, e)
+                                for e in dict.fromkeys(c.experiment for c in cells)},
          "page": page.name, "tables": [asdict(s) for s in summaries],
          "cells": [asdict(c) for c in cells]}, indent=1, default=_json_default) + "\n")
     write_index(out_dir, configs_dir)
