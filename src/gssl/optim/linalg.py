@@ -74,7 +74,10 @@ class KernelSystem:
             self._values = lambda B, alpha: K @ alpha
             return
         m = np.broadcast_to(np.asarray(M, dtype=np.float64), (n,))
-        Minv = lambda B: B / (m if B.ndim == 1 else m[:, None])
+
+        def Minv(B):
+            return B / (m if B.ndim == 1 else m[:, None])
+
         self._values = lambda B, alpha: Minv(B - self.lam * alpha)
 
         def S():

@@ -187,8 +187,8 @@ class HingeLabelStep:
 
 def binary_admm(system, g, hstep, *, lam, gamma, r1, r2, prox, norm, max_iter, tol) -> dict:
     """Binary split ADMM from g: alpha = (lam I + r1 K)^{-1} (r1 g - l1) and f = K alpha from
-    ``system`` (``KernelSystem``), h = hstep(g, l2), g = norm(TV prox at (r1 f + l1 + r2 h + l2) / (r1 + r2)),
-    l1 += r1 (f - g), l2 += r2 (h - g). Returns objective, f, g, alpha and the log."""
+    ``system`` (``KernelSystem``), h = hstep(g, l2), g = norm(TV prox at (r1 f + l1 + r2 h + l2)
+    / (r1 + r2)), l1 += r1 (f - g), l2 += r2 (h - g). Returns objective, f, g, alpha and the log."""
     n = g.size
     log = IterationLog(tol)
     l1, l2, p = np.zeros(n), np.zeros(n), None
