@@ -191,8 +191,8 @@ def volume_mbo(W, codes: np.ndarray, volumes: np.ndarray, *, volume_constraint: 
         if temperature > 0 and it == max_iter:
             break  # the last step's labels are scored, not moved again
         if temperature > 0:
-            vals = rng.normal(0.0, temperature, (m, k))
-            add_rows(vals, psi, free_rows)
+            vals = rng.standard_normal((m, k))
+            add_rows(vals, psi, free_rows, float(temperature))
         else:
             vals = np.ascontiguousarray(psi[free_rows])
         # the assignment (volume_assignment's kernel; the bounds were checked above), warm

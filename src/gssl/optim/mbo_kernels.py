@@ -466,13 +466,14 @@ def assign_within_bounds(A, lower, upper, prices, gain_tol, max_moves):
 
 
 @njit(cache=True, nogil=True, boundscheck=False)
-def add_rows(out, psi, rows):
-    """out[q] += psi[rows[q]] in place (the noise on the free nodes' values: psi + noise, the
-    same bits as noise + psi, without gathering a copy of psi first)."""
+def add_rows(out, psi, rows, scale):
+    """out[q] <- scale * out[q] + psi[rows[q]] in place: standard normals in ``out`` become the
+    noise on the free nodes' values (the bits of Generator.normal(0, scale) + psi, without that
+    call's own pass and array, or a gathered copy of psi)."""
     for q in range(rows.size):
         r = rows[q]
         for c in range(out.shape[1]):
-            out[q, c] += psi[r, c]
+            out[q, c] = scale * out[q, c] + psi[r, c]
 
 
 @njit(cache=True, nogil=True, boundscheck=False)
