@@ -160,7 +160,7 @@ def test_a_table_run_over_two_sessions_keeps_the_earlier_cells_while_their_confi
     side = json.loads((pages / "some.json").read_text())
     earlier = side["cells"]
     assert {c["experiment"] for c in earlier} == {"honest"}
-    del side["experiment_digests"]      # as pages generated before the digests: the file's digest vouches
+    del side["experiment_digests"], side["digest_version"]   # as older pages: the file's digest vouches
     (pages / "some.json").write_text(json.dumps(side))
     later = root / "later"
     (later / "tables").mkdir(parents=True)
@@ -175,6 +175,8 @@ def test_a_table_run_over_two_sessions_keeps_the_earlier_cells_while_their_confi
     assert table2["kept"] == ["honest"] and (table2["cells"], table2["tuned"]) == (3, 1)
     assert table2["wall_s"] == pytest.approx(12.5 + 7.5, abs=1e-6) and table2["not_run"] == []
     assert "Cells of `honest` are kept from this page's previous generation" in page.read_text()
+    earlier_digest = side["experiment_digests"]["honest"]
+    original = yaml.safe_load(cfg.read_text())
     config = yaml.safe_load(cfg.read_text())
     config["methods"]["a"]["params"]["kernel"]["sigma"] = 2.0     # honest's method edited
     cfg.write_text(yaml.safe_dump(config, sort_keys=False))
@@ -182,6 +184,13 @@ def test_a_table_run_over_two_sessions_keeps_the_earlier_cells_while_their_confi
     side = json.loads((pages / "some.json").read_text())
     assert {c["experiment"] for c in side["cells"]} == {"tuned"}
     assert side["tables"][0]["not_run"] == ["honest"] and side["tables"][0]["kept"] == []
+    # a sidecar whose cells lack a field of today's Cell: not kept, no crash
+    side["cells"] = [{k: v for k, v in c.items() if k != "key"} for c in earlier]
+    side["experiment_digests"]["honest"] = earlier_digest
+    (pages / "some.json").write_text(json.dumps(side))
+    cfg.write_text(yaml.safe_dump(original, sort_keys=False))
+    write_page(cfg, [later], pages, default_config=None, configs_dir=configs)
+    assert json.loads((pages / "some.json").read_text())["tables"][0]["not_run"] == ["honest"]
 
 
 def test_wall_time_counts_only_while_a_job_ran(tmp_path):

@@ -8,7 +8,7 @@ from scipy.sparse.csgraph import laplacian as csgraph_laplacian
 from sklearn.datasets import make_blobs
 from sklearn.neighbors import kneighbors_graph
 
-from gssl.errors import ConfigError
+from gssl.errors import ConfigError, SolverError
 from gssl.optim.kernels import kernel_matrix
 from gssl.optim import gradient_operator, qp_kkt_violation
 from gssl.solvers import make_solver, solver_modules
@@ -147,18 +147,23 @@ def test_kernel_system_solves_the_f_step_and_gives_k_alpha(kind):
 
 def test_kernel_system_indefinite_by_rounding_falls_back_to_lu():
     """A kernel matrix whose smallest eigenvalue rounding made negative, beyond the ridge: the
-    Cholesky factor fails, and the same symmetric system is solved by LU, not refused."""
+    Cholesky factor fails, and the same symmetric system is solved by LU, not refused; a matrix
+    with a clearly negative eigenvalue (not a kernel) is refused, as the Cholesky path did."""
     rng = np.random.default_rng(1)
     Q, _ = np.linalg.qr(rng.normal(size=(30, 30)))
-    ev = np.r_[np.linspace(1.0, 5.0, 29), -1e-9]
+    ev = np.r_[np.linspace(1.0, 5.0, 29), -1e-13]
     K = (Q * ev) @ Q.T
     K = 0.5 * (K + K.T)
-    system = KernelSystem(K, 1.0, 1e-12, "test")
+    system = KernelSystem(K, 1.0, 1e-16, "test")
     assert system.factorization == "lu"
     B = rng.normal(size=(30, 2))
     alpha, F = system.solve(B)
-    np.testing.assert_allclose((K + 1e-12 * np.eye(30)) @ alpha, B, atol=1e-6)
-    np.testing.assert_allclose(F, K @ alpha, atol=1e-6 * np.abs(F).max())
+    scale = np.linalg.norm(K, 2) * np.linalg.norm(alpha)   # backward stable: residuals ~ eps
+    assert np.linalg.norm((K + 1e-16 * np.eye(30)) @ alpha - B) <= 1e-13 * scale
+    assert np.linalg.norm(F - K @ alpha) <= 1e-13 * scale
+    K_bad = (Q * np.r_[np.linspace(1.0, 5.0, 29), -0.5]) @ Q.T        # not a kernel: refused
+    with pytest.raises(SolverError, match="not positive definite"):
+        KernelSystem(0.5 * (K_bad + K_bad.T), 1.0, 0.01, "test")
 
 
 def test_dual_svm_step_kkt_and_primal_stationarity():

@@ -270,11 +270,15 @@ def reproduced_experiments(config: dict) -> list[str]:
     return [e for e, entry in config["experiments"].items() if reference_blocks(entry)]
 
 
+DIGEST_VERSION = 2  # what experiment_digest covers; a sidecar of another version vouches by file
+
+
 def experiment_digest(config: dict, experiment: str) -> str:
-    """Digest of everything the config says about one experiment: its entry and the entries of
-    its datasets, preprocessing, graphs, methods and protocols (the selection protocol too)."""
+    """Digest of everything the config says about one experiment: its entry, the entries of its
+    datasets, preprocessing, graphs, methods and protocols (the selection protocol too) and the
+    workflow's seed. The code is not in it: kept cells are those of the run that made them."""
     entry = config["experiments"][experiment]
-    parts = {"experiment": entry}
+    parts = {"experiment": entry, "seed": config.get("seed")}
     for section in ("datasets", "preprocessing", "graphs", "methods", "protocols"):
         ids = list(entry.get(section) or [])
         if section == "protocols" and (entry.get("selection") or {}).get("protocol"):
@@ -284,19 +288,36 @@ def experiment_digest(config: dict, experiment: str) -> str:
     return hashlib.sha256(blob.encode()).hexdigest()[:12]
 
 
-def _kept_cells(previous: dict | None, config: dict, config_path, exp: str) -> list[Cell] | None:
-    """The cells of ``exp`` in the previous sidecar, when it vouches for the config's entries."""
+def _kept_cells(previous: dict | None, config: dict, config_path, exp: str,
+                decimals: dict) -> list[Cell] | None:
+    """The cells of ``exp`` in the previous sidecar, when it vouches for the config's entries
+    (its digest of them, or for a sidecar of another digest version the whole file's digest),
+    their noise and verdict recomputed by today's criterion."""
     if not previous:
         return None
-    digests = previous.get("experiment_digests") or {}
-    same = (digests.get(exp) == experiment_digest(config, exp) if digests
-            else previous.get("config_sha256") == config_digest(config_path))
-    cells = [Cell(**c) for c in previous.get("cells", []) if c["experiment"] == exp]
-    return cells if same and cells else None
+    if previous.get("digest_version") == DIGEST_VERSION:
+        same = (previous.get("experiment_digests") or {}).get(exp) == experiment_digest(config, exp)
+    else:
+        same = previous.get("config_sha256") == config_digest(config_path)
+    if not same:
+        return None
+    try:
+        cells = [Cell(**c) for c in previous.get("cells", []) if c.get("experiment") == exp]
+    except TypeError:          # a sidecar of an older Cell: not kept, the experiment is rerun
+        return None
+    for c in cells:
+        se = c.se if math.isnan(c.statistic) else c.se * math.sqrt(c.draws)  # as _cell
+        c.tol = tolerance(se, c.ref_std, c.ref_draws, decimals.get(c.table, 2))
+        c.verdict = verdict(c.delta, c.tol)
+    return cells or None
 
 
 def _kept_timing(previous: dict | None, table: str, kept: list) -> tuple[float, float] | None:
-    """The previous generation's wall and job seconds of a table, when it ran exactly ``kept``."""
+    """The previous generation's wall and job seconds of the ``kept`` experiments: from its
+    per-experiment times, or from a table of it that ran exactly ``kept``."""
+    times = (previous or {}).get("experiment_times") or {}
+    if kept and all(times.get(e) for e in kept):
+        return tuple(float(sum(x)) for x in zip(*(times[e] for e in kept)))
     for t in (previous or {}).get("tables", []):
         if t["table"] == table and sorted(t["experiments"]) == sorted(kept) and t["wall_s"]:
             return t["wall_s"], t["job_s"]
@@ -313,7 +334,7 @@ def build_page(config_path, results_dirs, default_config="config/config.yaml", p
     for exp in reproduced_experiments(config):
         hit = read_table(results_dirs, exp)
         if hit is None:
-            old = _kept_cells(previous, config, config_path, exp)
+            old = _kept_cells(previous, config, config_path, exp, decimals)
             if old is None:
                 missing.append(exp)
             else:
@@ -340,6 +361,14 @@ def build_page(config_path, results_dirs, default_config="config/config.yaml", p
             sum(c.tuned for c in in_table), exps + kept_here, absent,
             command(str(config_path), config, (exps + kept_here) or absent),
             *(timing or (None, None)), kept_here))
+    times = {e: _timing(where, config, [e]) for e in found}
+    for e in kept:
+        for name in _table_names(config):
+            old = _kept_timing(previous, name, [e])
+            if old:
+                times[e] = old
+                break
+    config["_experiment_times"] = {e: t for e, t in times.items() if t}
     return paper, cells, summaries, missing, config
 
 
@@ -426,7 +455,8 @@ def _section(s: TableSummary, cells: list[Cell], stat_labels: set) -> list[str]:
     if s.kept:
         lines += ["Cells of " + ", ".join(f"`{e}`" for e in s.kept) + " are kept from this page's "
                   "previous generation: no results folder given held their tables, and the config's "
-                  "entries for them are unchanged.", ""]
+                  "entries for them are unchanged; they are the numbers of the code that ran then.",
+                  ""]
     lines += ["Paper's values: " + "; ".join(dict.fromkeys(c.citation for c in cells)) + ".", ""]
     with_stat = any(not math.isnan(c.statistic) for c in cells)
     header = ["dataset", "method", "protocol", "mean ± SE", "draws"]
@@ -467,6 +497,8 @@ def write_page(config_path, results_dirs, out_dir="docs/reproductions",
     page.write_text(text)
     side.write_text(json.dumps(
         {"paper": paper, "config": str(config_path), "config_sha256": config_digest(config_path),
+         "digest_version": DIGEST_VERSION,
+         "experiment_times": config.pop("_experiment_times", {}),
          "experiment_digests": {e: experiment_digest(config, e)
                                 for e in dict.fromkeys(c.experiment for c in cells)},
          "page": page.name, "tables": [asdict(s) for s in summaries],

@@ -50,8 +50,9 @@ class KernelSystem:
       symmetric positive definite S alpha = M^{-1} B, S = K + lam M^{-1}, by Cholesky (half the
       flops of an LU of M K + lam I), and F comes from the identity M K alpha = B - lam alpha,
       F = M^{-1} (B - lam alpha), instead of the dense product K alpha: one pass over an n x n
-      matrix per solve, not two. Where rounding makes S indefinite (a tiny lam / M), LU of the
-      same S, as ``solve_spd`` does; ``factorization`` says which.
+      matrix per solve, not two. Where rounding alone makes S indefinite (a tiny lam / M: its
+      smallest eigenvalue above -10 n eps max|S|), LU of the same S (``factorization`` says
+      which); a K further from positive semi-definite raises SolverError, as before.
     * a sparse matrix with off-diagonal entries (a sparse diagonal M is taken as its diagonal):
       LU of the dense M K + lam I and F = K alpha (measured: a sparse factor of M per penalty
       cost the Laplacian methods more than the product it saves over their few iterations).
@@ -89,8 +90,15 @@ class KernelSystem:
             self._factor = sla.cho_factor(S(), check_finite=False, overwrite_a=True)
             self.factorization = "cholesky"
             self._solve = lambda B: sla.cho_solve(self._factor, Minv(B), check_finite=False)
-        except sla.LinAlgError:             # indefinite by rounding: LU of the same S
-            self.factorization, self._factor = "lu", self._lu(S(), hint)
+        except sla.LinAlgError as exc:
+            S_ = S()
+            low = float(sla.eigh(S_, eigvals_only=True, subset_by_index=[0, 0])[0])
+            rounding = 10 * n * np.finfo(np.float64).eps * float(np.abs(S_).max())
+            if low < -rounding:                     # beyond rounding: K is not PSD
+                raise SolverError(f"{name}: lam I + M K is not positive definite (smallest "
+                                  f"eigenvalue of K + lam M^-1: {low:.3g}); the kernel is not "
+                                  "positive semi-definite, or increase lam") from exc
+            self.factorization, self._factor = "lu", self._lu(S_, hint)  # rounding: LU of S
             self._solve = lambda B: sla.lu_solve(self._factor, Minv(B), check_finite=False)
 
     @staticmethod

@@ -48,7 +48,8 @@ class VolumeMBO(_GraphLearner):
     tol : float > 0, default=1e-6
         Relative energy decrease at which the noiseless scheme stops (GraphLearning fixes 1e-6).
     random_state : None, int or RandomState, default=None
-        Seed of the temperature noise.
+        Seed of the temperature noise, drawn from a ``numpy.random.Generator`` (a RandomState
+        seeds one; None takes fresh entropy and leaves NumPy's global state alone).
     unreachable : {"error", "abstain"}, default="error"
         Nodes in components without a labeled node: SolverError, or label -1.
 
