@@ -392,3 +392,19 @@ def test_label_spreading_warns_once_from_the_base_class(blobs):
         LabelSpreadingBaseline(n_neighbors=7, max_iter=2).fit(g, yl, 3)
     conv = [str(w.message) for w in caught if issubclass(w.category, ConvergenceWarning)]
     assert len(conv) == 1 and conv[0].startswith("LabelSpreadingBaseline did not converge after 2")
+
+
+@pytest.mark.parametrize("name", ["volume_mbo", "multiclass_mbo", "mtv", "ssdl_ga", "kmeans",
+                                  "spectral_clustering"])
+def test_an_unseeded_fit_leaves_numpy_global_random_state_alone(blobs, name):
+    """random_state=None draws fresh entropy: library code never advances np.random's state
+    (scikit-learn's check_random_state(None) would hand out that singleton)."""
+    graph, _, codes = blobs
+    est = make_solver(name, {"random_state": None})
+    if name == "ssdl_ga":
+        est.set_params(max_iter=1)
+    before = np.random.get_state()
+    unsupervised = name in ("mtv", "kmeans", "spectral_clustering")
+    est.fit(graph, np.full(codes.size, -1) if unsupervised else codes, n_classes=3)
+    after = np.random.get_state()
+    assert before[0] == after[0] and np.array_equal(before[1], after[1]) and before[2:] == after[2:]

@@ -24,10 +24,10 @@ from __future__ import annotations
 
 import numpy as np
 import scipy.sparse as sp
-from sklearn.utils import check_random_state
 
 from ..errors import SolverError
 from .graph_learning import _weights, one_hot, scale_symmetric
+from .seeding import generator, legacy_random_state
 from .shared_operators import graph_operator
 
 
@@ -115,14 +115,6 @@ def voronoi_labels(W: sp.csr_matrix, codes: np.ndarray) -> np.ndarray:
     return out
 
 
-def _generator(random_state) -> np.random.Generator:
-    """A Generator from a seed (None: fresh entropy, not the global state), a Generator, or a
-    RandomState (which draws the seed, so that its state decides the stream)."""
-    if isinstance(random_state, np.random.RandomState):
-        return np.random.default_rng(random_state.randint(0, 2**31 - 1))
-    return np.random.default_rng(random_state)
-
-
 def volume_mbo(W, codes: np.ndarray, volumes: np.ndarray, *, volume_constraint: float = 1.0,
                temperature: float = 0.1, max_iter: int = 100, tol: float = 1e-6,
                eps: float = 1e-7, rng=None, start=None) -> tuple[np.ndarray, np.ndarray, dict]:
@@ -150,7 +142,7 @@ def volume_mbo(W, codes: np.ndarray, volumes: np.ndarray, *, volume_constraint: 
 
     Ws = _normalized_adjacency(W, "volume MBO")
     n, k = Ws.shape[0], int(volumes.size)
-    rng = _generator(rng)
+    rng = generator(rng)
     free = codes < 0
     left = np.maximum(volumes - np.bincount(codes[~free], minlength=k), 0)
     lower = np.floor(volume_constraint * left).astype(np.int64)
@@ -332,7 +324,7 @@ def multiclass_mbo(W, codes: np.ndarray, n_classes: int, *, n_eig: int = 50, dt:
     X A for the arg-max) instead of two a semi-implicit step, as GraphLearning's: the same
     values up to rounding.
     """
-    rng = check_random_state(random_state)
+    rng = legacy_random_state(random_state)
     n = codes.size
     start = np.argmax(rng.random_sample((n_classes, n)), axis=0)  # first: GraphLearning's draw
     lam, X = normalized_eigenpairs(W, n_eig)

@@ -15,6 +15,7 @@ from sklearn.utils.validation import check_is_fitted
 
 from ..errors import SolverError
 from ..graphs import as_graph
+from ..optim.seeding import legacy_random_state
 from .base import require_features, warn_not_converged
 from .params import Int, ParamValidation, StrOptions, nonnegative
 
@@ -124,7 +125,7 @@ class SpectralGraphClustering(_GraphClusterer):
         self.model_ = SpectralClustering(n_clusters=R, affinity="precomputed",
                                          assign_labels=self.assign_labels,
                                          eigen_solver=self.eigen_solver, n_init=self.n_init,
-                                         random_state=self.random_state).fit(W)
+                                         random_state=legacy_random_state(self.random_state)).fit(W)
         self._set(self.model_.labels_, 1, True, "direct solve (spectral embedding)")
         return self
 
@@ -181,8 +182,8 @@ class KMeansClustering(_GraphClusterer):
                              "gssl.build_graph(X, W=W) keeps your W and adds X as graph.X, or fit X "
                              "itself with graph={'k': 10}; on a bare W use spectral_clustering")
         R = _n_clusters("KMeansClustering", self.n_clusters, y, n_classes, X.shape[0])
-        self.model_ = KMeans(n_clusters=R, n_init=self.n_init, max_iter=self.max_iter,
-                             tol=self.tol, random_state=self.random_state).fit(X)
+        self.model_ = KMeans(n_clusters=R, n_init=self.n_init, max_iter=self.max_iter, tol=self.tol,
+                             random_state=legacy_random_state(self.random_state)).fit(X)
         it = int(self.model_.n_iter_)
         self._set(self.model_.labels_, it, it < self.max_iter,
                   "tol" if it < self.max_iter else "max_iter",

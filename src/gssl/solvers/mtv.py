@@ -12,12 +12,12 @@ import time
 import numpy as np
 import scipy.sparse as sp
 from sklearn.base import BaseEstimator, ClusterMixin
-from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_is_fitted
 
 from ..errors import ConfigError, SolverError
 from ..optim.graph_ops import diffuse, gradient_operator
 from ..optim.mtv_step import discrete_energy, indicator_matrix, mtv_minimize, operator_norm
+from ..optim.seeding import legacy_random_state
 from .base import warn_not_converged
 from .params import Int, ParamValidation, StrOptions, nonnegative, positive
 
@@ -190,7 +190,7 @@ class MTVClustering(ParamValidation, ClusterMixin, BaseEstimator):
         D = gradient_operator(W)
         norm_diagnostics = {}  # whether ARPACK failed and the norm is the a-priori bound
         norm = operator_norm(D, diagnostics=norm_diagnostics)
-        rng = check_random_state(self.random_state)
+        rng = legacy_random_state(self.random_state)
         starts = []
         if transductive:
             starts.append(("labels", indicator_matrix(y[labeled], R), np.flatnonzero(labeled)))
