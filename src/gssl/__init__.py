@@ -13,7 +13,7 @@ method of your own), ``check_solver`` (its estimator-contract checks) and ``read
 light for the workflow's job scripts.
 """
 
-from ._version import __version__  # noqa: F401  (one home for the version)
+from ._package import __version__  # noqa: F401  (one home for the version)
 
 _LAZY = {"build_graph": "gssl.graphs", "Graph": "gssl.graphs", "make_solver": "gssl.solvers.registry",
          "shared_graph_operators": "gssl.optim.shared_operators",
@@ -22,6 +22,6 @@ _LAZY = {"build_graph": "gssl.graphs", "Graph": "gssl.graphs", "make_solver": "g
          "read_file_dataset": "gssl.datasets.files"}
 
 
-from ._lazy import lazy_attributes  # noqa: E402
+from ._package import lazy_attributes  # noqa: E402
 
 __getattr__, __dir__ = lazy_attributes(__name__, _LAZY, globals())

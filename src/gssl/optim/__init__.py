@@ -35,7 +35,7 @@ _LAZY = {name: f"{__name__}.{module}" for module, names in {
 from .fista import fista  # noqa: E402, F401
 
 
-from .._lazy import lazy_attributes  # noqa: E402
+from .._package import lazy_attributes  # noqa: E402
 
 __getattr__, __dir__ = lazy_attributes(__name__, _LAZY, globals())
 

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import numpy as np
 
-from .._version import __version__
+from .._package import __version__
 from ..errors import ConfigError
 from ..store.h5io import atomic_write_text, read_attrs
 from ..store.hashing import file_sha256

@@ -9,7 +9,7 @@ _LAZY = {"SOLVERS": "gssl.solvers.registry", "make_solver": "gssl.solvers.regist
          "KernelSVM": "gssl.solvers.svm", "LabelSpreadingBaseline": "gssl.solvers.baselines"}
 
 
-from .._lazy import lazy_attributes  # noqa: E402
+from .._package import lazy_attributes  # noqa: E402
 
 __getattr__, __dir__ = lazy_attributes(__name__, _LAZY, globals())
 

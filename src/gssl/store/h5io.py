@@ -25,7 +25,7 @@ import h5py
 import numpy as np
 import scipy.sparse as sp
 
-from .._version import __version__
+from .._package import __version__
 from ..errors import CacheError
 from .hashing import canonical_json, params_hash
 

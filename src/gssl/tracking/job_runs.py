@@ -8,7 +8,7 @@ import platform
 import time
 from dataclasses import dataclass, field
 
-from .._version import __version__
+from .._package import __version__
 from ..metrics import split_statistics
 from .records import KIND_TAG, run_name, run_tree
 
