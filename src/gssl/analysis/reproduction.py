@@ -324,10 +324,12 @@ def _kept_timing(previous: dict | None, table: str, kept: list) -> tuple[float, 
     return None
 
 
-def build_page(config_path, results_dirs, default_config="config/config.yaml", previous=None):
+def build_page(config_path, results_dirs, default_config="config/config.yaml", previous=None,
+               times: dict | None = None):
     """(paper name, cells, table summaries, experiments not run, config) of a paper config from
     the runs in ``results_dirs``; experiments no folder holds keep their cells from ``previous``
-    (the page's sidecar) where it vouches for them (:func:`_kept_cells`)."""
+    (the page's sidecar) where it vouches for them (:func:`_kept_cells`). ``times``, when given,
+    receives each experiment's (wall, job seconds) where known, for the sidecar."""
     config = load_config(config_path, default_config)
     decimals = table_decimals(config)
     cells, found, missing, kept, where = [], [], [], [], {}
@@ -361,14 +363,13 @@ def build_page(config_path, results_dirs, default_config="config/config.yaml", p
             sum(c.tuned for c in in_table), exps + kept_here, absent,
             command(str(config_path), config, (exps + kept_here) or absent),
             *(timing or (None, None)), kept_here))
-    times = {e: _timing(where, config, [e]) for e in found}
-    for e in kept:
-        for name in _table_names(config):
-            old = _kept_timing(previous, name, [e])
-            if old:
-                times[e] = old
-                break
-    config["_experiment_times"] = {e: t for e, t in times.items() if t}
+    if times is not None:
+        for e in found + kept:
+            t = (_timing(where, config, [e]) if e in where else
+                 next(filter(None, (_kept_timing(previous, n, [e]) for n in _table_names(config))),
+                      None))
+            if t:
+                times[e] = t
     return paper, cells, summaries, missing, config
 
 
@@ -487,8 +488,9 @@ def write_page(config_path, results_dirs, out_dir="docs/reproductions",
     stem = Path(config_path).stem
     side = out_dir / f"{stem}.json"
     previous = json.loads(side.read_text()) if side.exists() else None
+    times: dict = {}
     paper, cells, summaries, missing, config = build_page(config_path, results_dirs, default_config,
-                                                          previous)
+                                                          previous, times)
     notes = out_dir / f"{stem}.notes.md"
     generator = f"gssl reproduction {config_path}"
     text = page_markdown(paper, str(config_path), cells, summaries, missing, config, generator,
@@ -498,7 +500,7 @@ def write_page(config_path, results_dirs, out_dir="docs/reproductions",
     side.write_text(json.dumps(
         {"paper": paper, "config": str(config_path), "config_sha256": config_digest(config_path),
          "digest_version": DIGEST_VERSION,
-         "experiment_times": config.pop("_experiment_times", {}),
+         "experiment_times": times,
          "experiment_digests": {e: experiment_digest(config, e)
                                 for e in dict.fromkeys(c.experiment for c in cells)},
          "page": page.name, "tables": [asdict(s) for s in summaries],
