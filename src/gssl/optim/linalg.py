@@ -31,13 +31,20 @@ def solve_spd(A, B, hint: str = "increase the regularization") -> np.ndarray:
 
 def solve_dense(A, B, hint: str = "increase the regularization") -> np.ndarray:
     """Solve A X = B for a general dense square A by LU with partial pivoting (O(n^3))."""
+    return sla.lu_solve(lu_factor_checked(np.asarray(A, dtype=np.float64), hint), B,
+                        check_finite=False)
+
+
+def lu_factor_checked(A, hint: str, overwrite_a: bool = False):
+    """LU factor of a dense square A (``scipy.linalg.lu_factor``), or SolverError with ``hint``
+    when it cannot be factorized or is singular."""
     try:
-        lu = sla.lu_factor(np.asarray(A, dtype=np.float64), check_finite=False)
+        lu = sla.lu_factor(A, check_finite=False, overwrite_a=overwrite_a)
     except (sla.LinAlgError, ValueError) as exc:
         raise SolverError(f"linear system cannot be factorized ({exc}); {hint}") from exc
     if not np.all(np.isfinite(lu[0])) or np.any(np.diag(lu[0]) == 0):
         raise SolverError(f"linear system is singular; {hint}")
-    return sla.lu_solve(lu, B, check_finite=False)
+    return lu
 
 
 class KernelSystem:
@@ -64,13 +71,13 @@ class KernelSystem:
     def __init__(self, K, M, lam: float, name: str, MK=None):
         self.lam = float(lam)
         n = K.shape[0]
-        hint = f"{name}: the kernel system lam I + M K cannot be factorized"
+        hint = f"{name}'s kernel system lam I + M K: increase lam"
         if sp.issparse(M) and sp.triu(M, 1).nnz + sp.tril(M, -1).nnz == 0:
             M = M.diagonal()
         if sp.issparse(M):
             A = np.asarray(M @ K) if MK is None else MK
             A[np.diag_indices(n)] += self.lam
-            self.factorization, self._factor = "lu", self._lu(A, hint)
+            self.factorization, self._factor = "lu", lu_factor_checked(A, hint, True)
             self._solve = lambda B: sla.lu_solve(self._factor, B, check_finite=False)
             self._values = lambda B, alpha: K @ alpha
             return
@@ -98,18 +105,9 @@ class KernelSystem:
                 raise SolverError(f"{name}: lam I + M K is not positive definite (smallest "
                                   f"eigenvalue of K + lam M^-1: {low:.3g}); the kernel is not "
                                   "positive semi-definite, or increase lam") from exc
-            self.factorization, self._factor = "lu", self._lu(S_, hint)  # rounding: LU of S
+            # rounding: LU of the same S
+            self.factorization, self._factor = "lu", lu_factor_checked(S_, hint, True)
             self._solve = lambda B: sla.lu_solve(self._factor, Minv(B), check_finite=False)
-
-    @staticmethod
-    def _lu(A, hint):
-        try:
-            lu = sla.lu_factor(A, check_finite=False, overwrite_a=True)
-        except (sla.LinAlgError, ValueError) as exc:
-            raise SolverError(f"{hint} ({exc}); increase lam") from exc
-        if not np.all(np.isfinite(lu[0])) or np.any(np.diag(lu[0]) == 0):
-            raise SolverError(f"{hint} (singular); increase lam")
-        return lu
 
     def solve(self, B) -> tuple[np.ndarray, np.ndarray]:
         """alpha = (M K + lam I)^{-1} B and F = K alpha, the shape of B."""
