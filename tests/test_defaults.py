@@ -2,7 +2,9 @@
 scikit-learn's digits at 1, 5 and 10 labels per class (issue #20): a new user's first call works.
 
 One fixed draw per label count, the 10-NN graph of ``gssl.build_graph``'s defaults (kernel methods
-take the features it keeps). Classifiers are scored by accuracy on the unlabeled digits, clusterers
+take the features it keeps). A randomized solver gets ``random_state=0``, its one non-default: unseeded,
+it draws fresh entropy, and a floor must not rest on the draw (k-means fell under its floor once in
+300 seeds, a local minimum of 69.5 %; at every other seed 78.6-79.8 %). Classifiers are scored by accuracy on the unlabeled digits, clusterers
 (which ignore the labels) by clustering accuracy. The floors sit a few points under what the
 defaults reached when they were set (2026-11-25, in the comment beside each), so that a change of
 defaults or numerics that costs a method its footing fails here.
@@ -87,6 +89,8 @@ def test_defaults_reach_the_floor_on_digits(digits, name):
     for n in counts:
         y_train = _labels(y, n, seed=100 * n)
         est = gssl.make_solver(name)
+        if "random_state" in est.get_params():
+            est.set_params(random_state=0)
         with warnings.catch_warnings():  # convergence notes of the iterative ones are not the point
             warnings.simplefilter("ignore")
             est.fit(G, y_train)
