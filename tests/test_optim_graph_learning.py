@@ -7,7 +7,7 @@ from scipy.sparse.csgraph import connected_components
 from scipy.sparse.linalg import spsolve
 
 import gssl.optim.graph_learning as kernels
-from gssl.optim.block_cg import block_cg
+from gssl.optim.block_cg import block_cg, coupled_cg
 from gssl.optim.graph_learning import (components, laplace_learning, normalized_graph, product_into,
                                        renumbered, scale_symmetric)
 from gssl.optim.shared_operators import graph_operator, shared_graph_operators
@@ -152,3 +152,75 @@ def test_block_cg_iterates_as_numpy_operations_do(jacobi):
     assert got.converged and got.n_iter == n_ref
     assert np.array_equal(got.X, ref)
     assert np.allclose(A @ got.X, B, atol=1e-8)
+
+
+# -- block CG with one Krylov space for all columns (coupled_cg) ----------------------------------
+def _clusters(n_clusters=6, size=80, seed=0):
+    """Dense random clusters joined by a few weak edges: a graph whose normalized Laplacian has
+    n_clusters small eigenvalues, the case the shared Krylov space is for."""
+    rng = np.random.default_rng(seed)
+    blocks = [sp.random(size, size, density=0.15, random_state=seed + c) for c in range(n_clusters)]
+    W = sp.lil_matrix(sp.block_diag(blocks))
+    for c in range(n_clusters):  # a ring of weak links between consecutive clusters
+        i, j = c * size + rng.integers(size), ((c + 1) % n_clusters) * size + rng.integers(size)
+        W[i, j] = 0.01
+    W = sp.csr_matrix(W + W.T)
+    W.setdiag(0)
+    W.eliminate_zeros()
+    return W
+
+
+def test_coupled_cg_matches_a_direct_solve_and_takes_fewer_steps_than_one_cg_per_column():
+    ng = normalized_graph(_clusters())
+    n = ng.Wn.shape[0]
+    A = sp.csr_matrix(sp.identity(n) - ng.Wn) + 1e-4 * sp.identity(n)
+    B = np.random.default_rng(2).standard_normal((n, 6))
+    got = coupled_cg(lambda P: A @ P, B, tol=1e-10, max_iter=2000)
+    per_column = block_cg(lambda P: A @ P, B, tol=1e-10, max_iter=2000)
+    assert got.converged and np.all(got.residual <= 1e-10)
+    np.testing.assert_allclose(got.X, spsolve(sp.csc_matrix(A), B), rtol=0, atol=1e-6)
+    assert np.allclose(A @ got.X - B, 0, atol=1e-8 * np.abs(B).max())
+    # the block deflates the clusters' small eigenvalues that each column's CG must resolve alone
+    assert got.n_iter * 2 <= per_column.n_iter, (got.n_iter, per_column.n_iter)
+
+
+def test_coupled_cg_of_one_column_is_cg():
+    W = _graph(seed=3)
+    A = sp.csr_matrix(sp.diags(np.asarray(W.sum(axis=1)).ravel() + 0.5) - W)
+    b = np.random.default_rng(5).standard_normal(A.shape[0])
+    got = coupled_cg(lambda P: A @ P, b, tol=1e-10, max_iter=300)
+    ref = block_cg(lambda P: A @ P, b, tol=1e-10, max_iter=300)
+    assert got.X.shape == b.shape and got.converged
+    assert abs(got.n_iter - ref.n_iter) <= 1
+    np.testing.assert_allclose(got.X, ref.X, rtol=0, atol=1e-8)
+
+
+def test_coupled_cg_solves_singular_systems_with_dependent_sources():
+    """Poisson learning's system: I - Wn is singular (its null vector d^1/2) and the centred
+    sources sum to zero over the classes, so the block is rank deficient from the first step.
+    The dependent direction is dropped, the solution is found, and it keeps the sources'
+    dependence (the columns sum to zero) and lies in the range (orthogonal to d^1/2)."""
+    ng = normalized_graph(_clusters(seed=4))
+    n = ng.Wn.shape[0]
+    A = sp.csr_matrix(sp.identity(n) - ng.Wn)
+    v = 1.0 / ng.s                           # A's null vector, d^1/2
+    B = np.zeros((n, 4))
+    rng = np.random.default_rng(1)
+    B[rng.choice(n, 12, replace=False), np.arange(12) % 4] = 1.0
+    B -= B.mean(axis=1, keepdims=True)     # every row sums to 0 over the classes
+    B -= np.outer(v, v @ B) / (v @ v)      # every column in A's range (rows still sum to 0)
+    got = coupled_cg(lambda P: A @ P, B, tol=1e-9, max_iter=2000)
+    scale = np.abs(got.X).max()
+    assert got.converged and np.all(got.residual <= 1e-9)
+    assert np.abs(got.X.sum(axis=1)).max() <= 1e-7 * scale
+    assert np.abs(v @ got.X).max() <= 1e-7 * scale * np.linalg.norm(v)
+
+
+def test_coupled_cg_stops_at_once_on_zero_sources_and_reports_a_short_budget():
+    A = sp.identity(50, format="csr") * 2.0
+    zero = coupled_cg(lambda P: A @ P, np.zeros((50, 3)), tol=1e-8)
+    assert zero.converged and zero.n_iter == 0 and np.array_equal(zero.X, np.zeros((50, 3)))
+    ng = normalized_graph(_clusters())
+    M = sp.csr_matrix(sp.identity(ng.Wn.shape[0]) - ng.Wn) + 1e-4 * sp.identity(ng.Wn.shape[0])
+    short = coupled_cg(lambda P: M @ P, np.ones((ng.Wn.shape[0], 2)), tol=1e-12, max_iter=3)
+    assert not short.converged and short.n_iter == 3 and np.all(short.residual > 1e-12)

@@ -21,7 +21,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from ..errors import SolverError
-from .block_cg import BlockCGResult, block_cg
+from .block_cg import BlockCGResult, coupled_cg
 from .shared_operators import graph_operator
 
 REWEIGHTINGS = ("none", "wnll", "properly")
@@ -135,13 +135,14 @@ def product_into(A: sp.csr_matrix, P: np.ndarray, out: np.ndarray) -> np.ndarray
 
 def identity_minus_cg(ng: NormalizedGraph, rhs: np.ndarray, *, tol: float, max_iter: int,
                       fixed: np.ndarray | None = None) -> BlockCGResult:
-    """Block CG on (I - Wn) X = rhs, in ng's solve order; X comes back in node order.
+    """Block CG (the columns share one Krylov space, ``coupled_cg``) on (I - Wn) X = rhs, in ng's
+    solve order; X comes back in node order.
 
     ``fixed``: nodes held at X = 0 (the labeled nodes of Laplace learning, whose rhs rows are
     0): the system is then the unlabeled block (I - Wn)_uu, solved on the whole index set with
     those rows of the product zeroed, so the splits of a cell share one matrix instead of each
     extracting its own block (the same numbers: the fixed nodes' zeros add nothing). The product
-    is written into one buffer (block_cg uses it before asking for the next)."""
+    is written into one buffer (coupled_cg uses it before asking for the next)."""
     Wn = ng.Wn
     held = None if fixed is None else (fixed if ng.position is None else ng.position[fixed])
     buf = np.empty(rhs.shape if rhs.ndim == 2 else (rhs.shape[0], 1))
@@ -151,7 +152,7 @@ def identity_minus_cg(ng: NormalizedGraph, rhs: np.ndarray, *, tol: float, max_i
         if held is not None:
             buf[held] = 0.0
         return buf
-    cg = block_cg(matvec, ng.to_solve_order(rhs), tol=tol, max_iter=max_iter)
+    cg = coupled_cg(matvec, ng.to_solve_order(rhs), tol=tol, max_iter=max_iter)
     cg.X = ng.to_node_order(cg.X)
     return cg
 

@@ -96,8 +96,9 @@ class LaplaceLearning(_GraphLearner):
     alpha, zeta : float, default=2.0, 1e7
         Exponent and cap of the properly weighted Laplacian.
     tol : float, default=1e-5
-        Relative residual at which the conjugate gradients stop (per class; GraphLearning's
-        default value, which it applies to the absolute residual of all classes).
+        Relative residual at which the block conjugate gradients (the classes share one Krylov
+        space) stop, per class (GraphLearning's default value, which it applies to the absolute
+        residual of all classes together).
     max_iter : int, default=10000
         Most CG iterations (GraphLearning's conjugate gradients allow 100,000).
     class_priors : None, "uniform", "labeled" or list of float, default=None
@@ -168,7 +169,8 @@ class PoissonLearning(_GraphLearner):
     Parameters
     ----------
     solver : {"cg", "random_walk"}, default="cg"
-        Conjugate gradients on the normalized system, or the paper's iteration
+        Block conjugate gradients on the normalized system (the classes share one Krylov
+        space), or the paper's iteration
         U <- U + D^-1 (B - L U) stopped when the random walk from the labeled nodes has mixed.
     tol : float, default=1e-4
         CG: relative residual per class. GraphLearning's default is 1e-3, on the absolute
