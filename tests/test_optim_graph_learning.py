@@ -105,15 +105,16 @@ def test_product_into_is_the_sparse_product_bit_for_bit():
         product_into(A, P, np.empty((A.shape[0], 2)))
 
 
-def test_block_cg_accepts_a_product_that_reuses_its_buffer():
+@pytest.mark.parametrize("cg", [block_cg, coupled_cg])
+def test_cg_accepts_a_product_that_reuses_its_buffer(cg):
     """identity_minus_cg's product returns one buffer every call; CG must give the bits it gives
     with a fresh array each call."""
     ng = normalized_graph(_graph(seed=9) + sp.identity(400))
     B = np.random.default_rng(4).standard_normal((400, 2))
-    fresh = block_cg(lambda P: P - 0.5 * (ng.Wn @ P), B, tol=1e-10, max_iter=500)
+    fresh = cg(lambda P: P - 0.5 * (ng.Wn @ P), B, tol=1e-10, max_iter=500)
     buf = np.empty_like(B)
-    reused = block_cg(lambda P: np.subtract(P, 0.5 * product_into(ng.Wn, P, buf), out=buf), B,
-                      tol=1e-10, max_iter=500)
+    reused = cg(lambda P: np.subtract(P, 0.5 * product_into(ng.Wn, P, buf), out=buf), B,
+                tol=1e-10, max_iter=500)
     assert fresh.converged and fresh.n_iter == reused.n_iter
     assert np.array_equal(fresh.X, reused.X)
 
