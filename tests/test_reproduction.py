@@ -95,8 +95,9 @@ def test_paper_and_table_from_the_citation():
 
 def test_cells_carry_the_tables_numbers_and_verdicts_follow_the_criterion(run):
     root, cfg = run
-    paper, cells, summaries, missing, _ = build_page(cfg, [root / "results"], default_config=None)
-    assert paper == "Some et al. (2020)" and missing == ["other"]
+    page = build_page(cfg, [root / "results"], default_config=None)
+    cells = page.cells
+    assert page.paper == "Some et al. (2020)" and page.missing == ["other"]
     by = {c.method: c for c in cells}
     a, b, c = by["a"], by["b"], by["c"]
     for cell, errors in ((a, ERRORS["a"]), (b, ERRORS["b"]), (c, ERRORS["c"])):
@@ -110,7 +111,7 @@ def test_cells_carry_the_tables_numbers_and_verdicts_follow_the_criterion(run):
     # c: compared through the paper's statistic (split 1's 20.0), its SE the std over the draws
     assert c.statistic == 20.0 and c.delta == 0.0 and c.tuned
     assert c.tol == pytest.approx(0.005 + 2 * np.std(ERRORS["c"], ddof=1), abs=1e-4) and c.verdict == WITHIN
-    table2, table3 = summaries
+    table2, table3 = page.summaries
     assert (table2.table, table2.cells, table2.within, table2.tuned) == ("Table 2", 3, 2, 1)
     assert (table3.table, table3.cells, table3.not_run) == ("Table 3", 0, ["other"])
     assert table2.wall_s == pytest.approx(12.5, abs=1e-6) and table2.job_s == 12.5

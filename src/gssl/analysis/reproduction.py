@@ -324,12 +324,23 @@ def _kept_timing(previous: dict | None, table: str, kept: list) -> tuple[float, 
     return None
 
 
-def build_page(config_path, results_dirs, default_config="config/config.yaml", previous=None,
-               times: dict | None = None):
-    """(paper name, cells, table summaries, experiments not run, config) of a paper config from
-    the runs in ``results_dirs``; experiments no folder holds keep their cells from ``previous``
-    (the page's sidecar) where it vouches for them (:func:`_kept_cells`). ``times``, when given,
-    receives each experiment's (wall, job seconds) where known, for the sidecar."""
+@dataclass
+class Page:
+    """What a paper's reproduction page shows, built from the runs (:func:`build_page`)."""
+
+    paper: str
+    cells: list            # Cell, table by table
+    summaries: list        # TableSummary per table
+    missing: list          # experiments neither a results folder nor the sidecar holds
+    config: dict
+    times: dict            # experiment -> (wall, job seconds), where known: for the sidecar
+
+
+def build_page(config_path, results_dirs, default_config="config/config.yaml",
+               previous=None) -> Page:
+    """The Page of a paper config from the runs in ``results_dirs``; experiments no folder holds
+    keep their cells from ``previous`` (the page's sidecar) where it vouches for them
+    (:func:`_kept_cells`)."""
     config = load_config(config_path, default_config)
     decimals = table_decimals(config)
     cells, found, missing, kept, where = [], [], [], [], {}
@@ -363,14 +374,13 @@ def build_page(config_path, results_dirs, default_config="config/config.yaml", p
             sum(c.tuned for c in in_table), exps + kept_here, absent,
             command(str(config_path), config, (exps + kept_here) or absent),
             *(timing or (None, None)), kept_here))
-    if times is not None:
-        for e in found + kept:
-            t = (_timing(where, config, [e]) if e in where else
-                 next(filter(None, (_kept_timing(previous, n, [e]) for n in _table_names(config))),
-                      None))
-            if t:
-                times[e] = t
-    return paper, cells, summaries, missing, config
+    times = {}
+    for e in found + kept:
+        t = (_timing(where, config, [e]) if e in where else
+             next(filter(None, (_kept_timing(previous, n, [e]) for n in _table_names(config))), None))
+        if t:
+            times[e] = t
+    return Page(paper, cells, summaries, missing, config, times)
 
 
 def _timing(where: dict, config: dict, exps: list) -> tuple[float, float] | None:
@@ -488,22 +498,21 @@ def write_page(config_path, results_dirs, out_dir="docs/reproductions",
     stem = Path(config_path).stem
     side = out_dir / f"{stem}.json"
     previous = json.loads(side.read_text()) if side.exists() else None
-    times: dict = {}
-    paper, cells, summaries, missing, config = build_page(config_path, results_dirs, default_config,
-                                                          previous, times)
+    built = build_page(config_path, results_dirs, default_config, previous)
+    cells = built.cells
     notes = out_dir / f"{stem}.notes.md"
     generator = f"gssl reproduction {config_path}"
-    text = page_markdown(paper, str(config_path), cells, summaries, missing, config, generator,
-                         str(notes) if notes.exists() else None)
+    text = page_markdown(built.paper, str(config_path), cells, built.summaries, built.missing,
+                         built.config, generator, str(notes) if notes.exists() else None)
     page = out_dir / f"{stem}.md"
     page.write_text(text)
     side.write_text(json.dumps(
-        {"paper": paper, "config": str(config_path), "config_sha256": config_digest(config_path),
-         "digest_version": DIGEST_VERSION,
-         "experiment_times": times,
-         "experiment_digests": {e: experiment_digest(config, e)
+        {"paper": built.paper, "config": str(config_path),
+         "config_sha256": config_digest(config_path), "digest_version": DIGEST_VERSION,
+         "experiment_times": built.times,
+         "experiment_digests": {e: experiment_digest(built.config, e)
                                 for e in dict.fromkeys(c.experiment for c in cells)},
-         "page": page.name, "tables": [asdict(s) for s in summaries],
+         "page": page.name, "tables": [asdict(s) for s in built.summaries],
          "cells": [asdict(c) for c in cells]}, indent=1, default=_json_default) + "\n")
     write_index(out_dir, configs_dir)
     return page
