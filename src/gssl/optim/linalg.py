@@ -69,6 +69,8 @@ class KernelSystem:
     """
 
     def __init__(self, K, M, lam: float, name: str, MK=None):
+        # plain attributes, no closures over self: a cycle would keep the n x n factor alive
+        # until the cyclic garbage collector ran (a TV grid job held 10 GB of them)
         self.lam = float(lam)
         n = K.shape[0]
         hint = f"{name}'s kernel system lam I + M K: increase lam"
@@ -78,42 +80,41 @@ class KernelSystem:
             A = np.asarray(M @ K) if MK is None else MK
             A[np.diag_indices(n)] += self.lam
             self.factorization, self._factor = "lu", lu_factor_checked(A, hint, True)
-            self._solve = lambda B: sla.lu_solve(self._factor, B, check_finite=False)
-            self._values = lambda B, alpha: K @ alpha
+            self._K, self._m = K, None
             return
-        m = np.broadcast_to(np.asarray(M, dtype=np.float64), (n,))
-
-        def Minv(B):
-            return B / (m if B.ndim == 1 else m[:, None])
-
-        self._values = lambda B, alpha: Minv(B - self.lam * alpha)
-
-        def S():
-            S = np.array(K, dtype=np.float64)
-            S[np.diag_indices(n)] += self.lam / m
-            return S
-
+        self._K, self._m = None, np.broadcast_to(np.asarray(M, dtype=np.float64), (n,))
         try:
-            self._factor = sla.cho_factor(S(), check_finite=False, overwrite_a=True)
+            self._factor = sla.cho_factor(self._shifted(K), check_finite=False, overwrite_a=True)
             self.factorization = "cholesky"
-            self._solve = lambda B: sla.cho_solve(self._factor, Minv(B), check_finite=False)
         except sla.LinAlgError as exc:
-            S_ = S()
-            low = float(sla.eigh(S_, eigvals_only=True, subset_by_index=[0, 0])[0])
-            rounding = 10 * n * np.finfo(np.float64).eps * float(np.abs(S_).max())
+            S = self._shifted(K)
+            low = float(sla.eigh(S, eigvals_only=True, subset_by_index=[0, 0])[0])
+            rounding = 10 * n * np.finfo(np.float64).eps * float(np.abs(S).max())
             if low < -rounding:                     # beyond rounding: K is not PSD
                 raise SolverError(f"{name}: lam I + M K is not positive definite (smallest "
                                   f"eigenvalue of K + lam M^-1: {low:.3g}); the kernel is not "
                                   "positive semi-definite, or increase lam") from exc
             # rounding: LU of the same S
-            self.factorization, self._factor = "lu", lu_factor_checked(S_, hint, True)
-            self._solve = lambda B: sla.lu_solve(self._factor, Minv(B), check_finite=False)
+            self.factorization, self._factor = "lu", lu_factor_checked(S, hint, True)
+
+    def _shifted(self, K) -> np.ndarray:
+        """S = K + lam M^{-1} (M diagonal), a fresh array."""
+        S = np.array(K, dtype=np.float64)
+        S[np.diag_indices(S.shape[0])] += self.lam / self._m
+        return S
+
+    def _minv(self, B) -> np.ndarray:
+        return B / (self._m if B.ndim == 1 else self._m[:, None])
 
     def solve(self, B) -> tuple[np.ndarray, np.ndarray]:
         """alpha = (M K + lam I)^{-1} B and F = K alpha, the shape of B."""
         B = np.asarray(B, dtype=np.float64)
-        alpha = self._solve(B)
-        return alpha, self._values(B, alpha)
+        if self._m is None:
+            alpha = sla.lu_solve(self._factor, B, check_finite=False)
+            return alpha, self._K @ alpha
+        solve = sla.cho_solve if self.factorization == "cholesky" else sla.lu_solve
+        alpha = solve(self._factor, self._minv(B), check_finite=False)
+        return alpha, self._minv(B - self.lam * alpha)
 
 
 def relative_residual(A, X, B) -> float:
