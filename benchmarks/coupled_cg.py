@@ -38,6 +38,9 @@ from gssl.graphs.base import Graph  # noqa: E402
 from gssl.optim.block_cg import block_cg, coupled_cg  # noqa: E402
 from gssl.optim.shared_operators import shared_graph_operators  # noqa: E402
 
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from fit_scaling import draws  # noqa: E402  (10 labels per class, seeded)
+
 METHODS = ("laplace", "poisson")
 SOLVERS = {"coupled": coupled_cg,
            "per_column": lambda matvec, B, *, tol, max_iter: block_cg(matvec, B, tol=tol,
@@ -69,17 +72,6 @@ def graph_of(n: int, cache: Path | None) -> tuple[Graph, np.ndarray, float]:
         sp.save_npz(files[0], sp.csr_matrix(g.W))
         np.save(files[1], np.asarray(ds.y))
     return Graph(W=g.W), np.asarray(ds.y), build
-
-
-def draws(y: np.ndarray, n_draws: int) -> list[np.ndarray]:
-    out = []
-    for seed in range(n_draws):
-        rng = np.random.default_rng(seed)
-        codes = np.full(y.size, -1)
-        for c in np.unique(y):
-            codes[rng.choice(np.flatnonzero(y == c), 10, replace=False)] = c
-        out.append(codes)
-    return out
 
 
 def fit(graph, method, codes, name):
