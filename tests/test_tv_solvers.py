@@ -155,7 +155,8 @@ def test_kernel_system_is_freed_without_the_cycle_collector(M):
 
     X, _ = make_blobs(40, centers=2, n_features=3, random_state=0)
     K = kernel_matrix(X, None, RBF)
-    M = 0.3 * csgraph_laplacian(knn_graph(X, 5).W).tocsr() + sp.identity(40) if M == "laplacian" else M
+    if M == "laplacian":
+        M = 0.3 * csgraph_laplacian(knn_graph(X, 5).W).tocsr() + sp.identity(40)
     gc.disable()
     try:
         system = KernelSystem(K, M, 0.1, "test")

@@ -377,7 +377,8 @@ def build_page(config_path, results_dirs, default_config="config/config.yaml",
     times = {}
     for e in found + kept:
         t = (_timing(where, config, [e]) if e in where else
-             next(filter(None, (_kept_timing(previous, n, [e]) for n in _table_names(config))), None))
+             next(filter(None, (_kept_timing(previous, n, [e]) for n in _table_names(config))),
+                  None))
         if t:
             times[e] = t
     return Page(paper, cells, summaries, missing, config, times)

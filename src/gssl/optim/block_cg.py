@@ -10,11 +10,11 @@ costs nothing extra).
 
 ``block_cg``'s updates of an iteration are compiled (numba, cached on disk): x += alpha p,
 r -= alpha Ap and the new r'z and r'r in one pass over the block, p = z + beta p in a second,
-p'Ap in a third, where NumPy made seven passes and a call per operation (on digits' 1,797 x 10 block the calls
-cost as much as the sparse product). The same roundings in the same order (each update a product
-then a sum; each dot product summed down the rows, as einsum does for blocks of two columns or
-more), so the same iterates; a single column's dot products einsum sums in another order, so
-those differ in the last bits.
+p'Ap in a third, where NumPy made seven passes and a call per operation (on digits' 1,797 x 10
+block the calls cost as much as the sparse product). The same roundings in the same order (each
+update a product then a sum; each dot product summed down the rows, as einsum does for blocks of
+two columns or more), so the same iterates; a single column's dot products einsum sums in another
+order, so those differ in the last bits.
 """
 
 from __future__ import annotations
@@ -152,7 +152,7 @@ def coupled_cg(matvec: Callable[[np.ndarray], np.ndarray], B: np.ndarray, *, tol
     On graph systems this takes 2-3x fewer steps (the block deflates the k smallest eigenvalues,
     which the clusters of a graph make small), for about 6 n k^2 more flops a step: six products
     of an (n, k) block with a k x k matrix, in BLAS (measured: a compiled fusion of them into
-    three passes was 1.5x slower at n = 10^4, k = 10). Dependent directions (sources summing to
+    three passes was 1.5-2.5x slower, n = 10^4 to 10^6). Dependent directions (sources summing to
     zero, converged columns) are dropped from a step through a pseudo-inverse of the k x k Gram
     matrix P'AP (the breakdown-free variant of Ji & Li 2017). A column stops counting when
     |b - A x| <= tol |b| (the recursively updated residual, as ``block_cg``); the block stops when
