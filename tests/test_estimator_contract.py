@@ -1,8 +1,8 @@
 """The estimator contract (gssl.solvers.checks, public as `gssl solvers check`), for every solver
 in the registry: keyword-only constructors whose every parameter has a declared constraint;
 scikit-learn's clone and get_params/set_params work; fit neither changes a parameter nor depends
-on anything but the parameters (the same random_state gives the same results); a bad value of
-each kind is a ConfigError that names the parameter.
+on anything but the parameters (the same random_state gives the same results); a fit leaves no
+array in a reference cycle; a bad value of each kind is a ConfigError that names the parameter.
 """
 
 import pytest
@@ -43,6 +43,26 @@ def test_clone_and_get_set_params_round_trip(name):
 @pytest.mark.parametrize("name", NAMES)
 def test_fit_keeps_the_params_and_repeats_itself(name, problem):
     checks.check_fit(SOLVERS[name], _params(name), problem)
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_fit_leaves_no_array_in_a_reference_cycle(name, problem):
+    checks.check_no_arrays_in_cycles(SOLVERS[name], _params(name), problem)
+
+
+def test_the_cycle_check_finds_an_array_held_by_a_closure_over_self(problem):
+    """As KernelSystem did (its n x n factor outlived each fit until the cyclic collector ran)."""
+    from gssl.solvers.graph_learning import PoissonLearning
+
+    class Leaky(PoissonLearning):
+        def fit(self, graph, y, n_classes=None):
+            out = super().fit(graph, y, n_classes)
+            self._scores = lambda: self.decision_function_  # self -> lambda -> self
+            return out
+
+    with pytest.raises(checks.ContractError, match=r"Leaky: a fit leaves [1-9][0-9]* array\(s\).*in "
+                                                   r"reference cycles \(objects: Leaky"):
+        checks.check_no_arrays_in_cycles(Leaky, {}, problem)
 
 
 def _id(value) -> str:

@@ -30,7 +30,8 @@ class SemiSupervisedClassifier(ParamValidation, ClassifierMixin, BaseEstimator):
     nothing else); ``_parameter_constraints`` declares every parameter's allowed values
     (:mod:`gssl.solvers.params`), ``_check_param_relations`` the rules between parameters; fit
     validates them (ConfigError), never changes a parameter and, with the same parameters
-    (``random_state`` included), gives the same results.
+    (``random_state`` included), gives the same results; it leaves no array in a reference cycle
+    (freed at once, not when Python's cyclic collector next runs).
 
     Attributes
     ----------

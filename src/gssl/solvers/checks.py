@@ -4,9 +4,9 @@
 A solver is a scikit-learn estimator over a gssl graph: keyword-only constructor parameters, each
 declared in ``_parameter_constraints``; ``clone`` and ``get_params``/``set_params`` round-trip;
 ``fit(graph, y, n_classes=None)`` with ``y == -1`` on unlabeled nodes neither changes a parameter
-nor depends on anything but the parameters (the same ``random_state`` gives the same results);
-it sets ``transduction_`` (a label per node) and, where the method has class scores,
-``decision_function_`` (n, C), finite; a bad value of each declared kind is a ConfigError naming
+nor depends on anything but the parameters (the same ``random_state`` gives the same results)
+nor leaves an array in a reference cycle; it sets ``transduction_`` (a label per node) and,
+where the method has class scores, ``decision_function_`` (n, C), finite; a bad value of each declared kind is a ConfigError naming
 the parameter, at construction through :func:`make_solver` and again at fit.
 
 Examples
@@ -141,6 +141,48 @@ def check_fit(cls, params: dict, problem) -> None:
                                     f"another {attr} (seed every draw from random_state)")
 
 
+def check_no_arrays_in_cycles(cls, params: dict, problem) -> None:
+    """A fit leaves no array in a reference cycle. Reference counting frees an object the moment
+    its last reference goes; one in a cycle (a closure over ``self``, an object that points back
+    at its owner) waits for Python's cyclic collector, which runs by object counts, not bytes:
+    a grid of fits of n x n factors piled up to several times one fit's memory."""
+    import gc
+
+    fit_small(cls(**params), problem)  # compiled kernels and caches: loaded before the count
+    enabled, debug = gc.isenabled(), gc.get_debug()
+    gc.collect()
+    gc.disable()
+    try:
+        fit_small(cls(**params), problem)
+        gc.set_debug(gc.DEBUG_SAVEALL)  # keep what the collector finds, to look at it
+        gc.collect()
+        found = list(gc.garbage)
+    finally:
+        gc.garbage.clear()
+        gc.set_debug(debug)
+        if enabled:
+            gc.enable()
+    arrays, seen = [], set()
+    frontier = found
+    for _ in range(3):  # an array held by a garbage object, its dict, or a container of those
+        nxt = []
+        for obj in gc.get_referents(*frontier):
+            if id(obj) in seen:
+                continue
+            seen.add(id(obj))
+            if isinstance(obj, np.ndarray):
+                arrays.append(obj)
+            elif isinstance(obj, (dict, list, tuple, set)) or hasattr(obj, "__dict__"):
+                nxt.append(obj)
+        frontier = nxt
+    held = sum(a.nbytes for a in arrays)
+    if held:
+        kinds = sorted({type(o).__name__ for o in found if not isinstance(o, (dict, list, tuple))})
+        raise ContractError(f"{cls.__name__}: a fit leaves {len(arrays)} array(s), {held} bytes, in "
+                            f"reference cycles (objects: {', '.join(kinds[:6])}); store plain "
+                            "attributes instead of closures over self, or break the cycle")
+
+
 def check_outputs(est, n: int, name: str) -> None:
     """transduction_ is one label per node; decision_function_, if any, (n, C) and finite."""
     labels = np.asarray(getattr(est, "transduction_", getattr(est, "labels_", None)))
@@ -247,6 +289,7 @@ def check_solver(solver, params: dict | None = None) -> list[str]:
     run(check_params_round_trip, cls, params)
     problem = small_problem()
     run(check_fit, cls, params, problem)
+    run(check_no_arrays_in_cycles, cls, params, problem)
     for param, value in bad_cases(cls):
         run(check_bad_value, cls, param, value)
     run(check_fit_validates, cls, params, problem)
