@@ -4,7 +4,7 @@
 ``block_cg`` runs one independent CG per column (the implicit heat step of the TV/MTV starts):
 columns share the matrix products (one sparse product per iteration for all classes); each
 column keeps its own step sizes. ``coupled_cg`` is block CG proper, the columns sharing one Krylov
-space (Laplace and Poisson learning, where it takes 2-3x fewer products). Both stop when every
+space (Laplace and Poisson learning, where it takes 1.5-3x fewer products). Both stop when every
 column has reached its relative residual (a column that is there early keeps refining, which
 costs nothing extra).
 
@@ -149,7 +149,7 @@ def coupled_cg(matvec: Callable[[np.ndarray], np.ndarray], B: np.ndarray, *, tol
     (O'Leary 1980): the k columns share one Krylov space, so each step minimises the A-norm of
     every column's error over k directions at once, where ``block_cg`` takes one per column.
 
-    On graph systems this takes 2-3x fewer steps (the block deflates the k smallest eigenvalues,
+    On graph systems this takes 1.5-3x fewer steps (the block deflates the k smallest eigenvalues,
     which the clusters of a graph make small), for about 6 n k^2 more flops a step: six products
     of an (n, k) block with a k x k matrix, in BLAS (measured: a compiled fusion of them into
     three passes was 1.5-2.5x slower, n = 10^4 to 10^6). Dependent directions (sources summing to
