@@ -167,14 +167,20 @@ def experiment_cells(table: pd.DataFrame, config: dict, experiment: str,
     return cells
 
 
+def _compared_se(se: float, statistic: float, draws: int) -> float:
+    """SE of the number compared with the paper's: the mean's, or for the paper's one-draw
+    statistic (``statistic`` not NaN) one draw's spread, the std over the draws."""
+    return se if math.isnan(statistic) else se * math.sqrt(draws)
+
+
 def _cell(t, m, p, ref, experiment, config, labels, lookup, decimals) -> Cell:
     citation, ref_std, ref_draws = lookup.get((t.dataset, m, p)) or lookup[(None, m, p)]
     table_name = paper_and_table(citation, experiment)[1]
     n = int(t.n.at[m, p])
     sem = float(t.sem.at[m, p]) if t.sem is not None else math.nan
     stat = float(t.stat.at[m, p]) if t.stat is not None and not pd.isna(t.stat.at[m, p]) else math.nan
-    ours, se = (t.mean.at[m, p], sem) if math.isnan(stat) else (stat, sem * math.sqrt(n))  # one draw's std
-    tol = tolerance(se, ref_std, ref_draws, decimals.get(table_name, 2))
+    ours = t.mean.at[m, p] if math.isnan(stat) else stat
+    tol = tolerance(_compared_se(sem, stat, n), ref_std, ref_draws, decimals.get(table_name, 2))
     flags = ([BELOW_CHANCE] if t.below_chance(m, p) else []) + (
         [f"{NOT_CONVERGED} {t.n_not_converged(m, p)}/{n} not converged"] if t.n_not_converged(m, p) else [])
     method = config["methods"][m]
@@ -306,8 +312,8 @@ def _kept_cells(previous: dict | None, config: dict, config_path, exp: str,
     except TypeError:          # a sidecar of an older Cell: not kept, the experiment is rerun
         return None
     for c in cells:
-        se = c.se if math.isnan(c.statistic) else c.se * math.sqrt(c.draws)  # as _cell
-        c.tol = tolerance(se, c.ref_std, c.ref_draws, decimals.get(c.table, 2))
+        c.tol = tolerance(_compared_se(c.se, c.statistic, c.draws), c.ref_std, c.ref_draws,
+                          decimals.get(c.table, 2))
         c.verdict = verdict(c.delta, c.tol)
     return cells or None
 
