@@ -293,7 +293,7 @@ def test_local_rules_never_go_through_sbatch(cases):
     # the download, alone: it ran here (its log), nothing went to sbatch
     dl = cases["download"]
     assert "localrule download:" in dl.out, dl.explain()
-    assert (dl.ws / "logs" / "download" / "g50c_sindhwani.log").exists(), dl.explain()
+    assert (dl.ws / "results" / "logs" / "download" / "g50c_sindhwani.log").exists(), dl.explain()
     assert not dl.calls("sbatch") and not dl.jobs()
 
 

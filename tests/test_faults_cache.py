@@ -286,7 +286,7 @@ def test_a_read_only_results_folder_fails_clearly_and_accepts_nothing(tmp_path):
     (ws / "results" / "graphs").mkdir()
     proc = _in_namespace(ws, "mount --bind results/graphs results/graphs; "
                              "mount -o remount,bind,ro results/graphs", "--cores", "1")
-    text = proc.stdout + proc.stderr + "".join(p.read_text() for p in (ws / "logs").rglob("*.log"))
+    text = proc.stdout + proc.stderr + "".join(p.read_text() for p in (ws / "results" / "logs").rglob("*.log"))
     assert proc.returncode != 0
     assert "Read-only file system" in text and "results/graphs" in text
     assert not [f for f in _after_files(proc) if f.startswith("results/graphs")]
@@ -300,7 +300,7 @@ def test_a_full_disk_fails_the_writer_clearly_and_leaves_no_file(tmp_path):
     smk(ws, "--cores", "1", CACHE_FILES["features"])
     (ws / "results" / "graphs").mkdir()
     proc = _in_namespace(ws, "mount -t tmpfs -o size=64k tmpfs results/graphs", "--cores", "1")
-    log = ws / "logs" / "graph" / "moons" / "std" / "knn8.log"
+    log = ws / "results" / "logs" / "graphs" / "moons" / "std" / "knn8.log"
     text = proc.stdout + proc.stderr + (log.read_text() if log.exists() else "")
     assert proc.returncode != 0
     assert "No space left on device" in text and "knn8.h5" in text

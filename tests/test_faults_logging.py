@@ -144,7 +144,7 @@ def test_server_killed_while_logging_fails_in_bounded_time_and_a_rerun_after_res
         waited = time.time() - killed
     logged_before = _count_runs(folder / "server.db")
     assert proc.returncode != 0, "the logging finished before the server was killed: nothing was tested"
-    logs = "".join(p.read_text() for p in (ws / "logs").rglob("*.log") if "mlflow" in p.name or "summary" in p.name)
+    logs = "".join(p.read_text() for p in (ws / "results" / "logs").rglob("*.log") if "mlflow" in p.name or "summary" in p.name)
     assert f"127.0.0.1:{port}" in logs + out
     assert waited < DEAD_SERVER_BOUND, (f"the jobs took {waited:.0f} s to fail after the server died "
                                         f"(bound: {DEAD_SERVER_BOUND} s, GSSL_MLFLOW_TIMEOUT's default)")
@@ -210,7 +210,7 @@ def test_gssl_mlflow_timeout_bounds_a_silent_server(solved, tmp_path):
         elapsed = time.time() - t0
     finally:
         silent.close()
-    logs = "".join(p.read_text() for p in (ws / "logs").rglob("*.log"))
+    logs = "".join(p.read_text() for p in (ws / "results" / "logs").rglob("*.log"))
     assert proc.returncode != 0 and uri in logs + proc.stdout + proc.stderr
     assert elapsed < 12 + 20, f"{elapsed:.0f} s"
     record("silent tracking server (accepts, never answers)", note=f"failed naming the URI after {elapsed:.0f} s "

@@ -123,7 +123,7 @@ def test_verify_refuses_a_valid_cache_file_of_another_config_or_kind_as_the_next
         assert "'k': 5" in problems[0] and "expected {" in problems[0] and "'k': 8" in problems[0]
     # the next snakemake run: the graph is newer than the solve outputs, the solve job refuses it
     proc = smk(ws, "--cores", "1", env=run[1], check=False)
-    log = (ws / "logs" / "solve" / "e2e" / "moons" / "std" / "knn8" / "rls" / "lpc1" / "splits0-1.log").read_text()
+    log = (ws / "results" / "logs" / "solve" / "e2e" / "moons" / "std" / "knn8" / "rls" / "lpc1" / "splits0-1.log").read_text()
     assert proc.returncode != 0 and problems[0].split(": delete it")[0] in log
     record(f"verify: {case}", note="verify names the file, what it holds and what is expected, as the "
                               "solve job of the next run does", accepted_corrupt=0)
@@ -147,7 +147,7 @@ def test_a_corrupt_pending_file_is_named_by_verify_and_refused_by_the_logging_jo
     out = verify(ws)
     assert out.returncode == 1 and f"{PENDING} is not a complete pending-runs file" in out.stdout, out.stdout
     proc = smk(ws, "--cores", "1", "--forcerun", "mlflow_summary", env=run[1], check=False)
-    log = (ws / "logs" / "report" / "e2e.mlflow.log").read_text()
+    log = (ws / "results" / "logs" / "report" / "e2e.mlflow.log").read_text()
     assert proc.returncode != 0 and f"{PENDING} is not a complete pending-runs file" in log, log[-2000:]
     assert "mlflow_summary" in {j["rule"] for j in parse_jobs(proc)}
     record("pending-runs file with 8 bytes overwritten, mtime kept", note="verify names it; the logging job "

@@ -309,7 +309,7 @@ def test_killed_run_leaves_no_accepted_output_and_rerun_completes(done):
     proc = subprocess.Popen([SNAKEMAKE, "--cores", "2"], cwd=done, env=env,
                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
                             start_new_session=True)
-    logs = list((done / "logs" / "solve" / "e2e").rglob("rls/*/*.log"))
+    logs = list((done / "results" / "logs" / "solve" / "e2e").rglob("rls/*/*.log"))
     deadline = started + 120
     while time.time() < deadline and not any(_restarted(p, started) for p in logs):
         time.sleep(0.1)
@@ -394,7 +394,7 @@ def test_checksum_mismatch_from_mirror_fails_and_keeps_nothing(tmp_path):
     finally:
         server.shutdown()
     assert proc.returncode != 0
-    log = (ws / "logs" / "download" / "g50c_sindhwani.log").read_text()
+    log = (ws / "results" / "logs" / "download" / "g50c_sindhwani.log").read_text()
     assert "sha256" in log.lower() and "127.0.0.1" in log
     raw = ws / "resources" / "raw" / "g50c_sindhwani"
     assert not raw.exists() or [p.name for p in raw.iterdir()] == []
@@ -415,6 +415,6 @@ def test_truncated_graph_cache_is_refused_with_the_fix(tmp_path):
     proc = smk(ws, "--cores", "1", "--forcerun", "solve", target, check=False)
     assert "rule graph" not in proc.stdout + proc.stderr, "the truncated cache was rebuilt, not refused"
     assert proc.returncode != 0
-    log = (ws / "logs" / "solve" / "e2e" / "moons" / "std" / "knn8" / "rls" / "lpc1" / "splits0-0.log")
+    log = (ws / "results" / "logs" / "solve" / "e2e" / "moons" / "std" / "knn8" / "rls" / "lpc1" / "splits0-0.log")
     text = log.read_text()
     assert "knn8.h5" in text and ("delete it" in text or "--forcerun" in text)

@@ -9,7 +9,7 @@ rule download:
     output:
         f"{RAW}/{{source}}/MANIFEST.json",
     log:
-        "logs/download/{source}.log",
+        f"{RESULTS}/logs/download/{{source}}.log",
     params:
         # the files' sha256 is their identity: editing gssl code never re-downloads
         files=lambda wc: source_identity(wc.source)["files"],
@@ -30,7 +30,7 @@ rule dataset:
     output:
         f"{RESULTS}/data/{{dataset}}.h5",
     log:
-        "logs/dataset/{dataset}.log",
+        f"{RESULTS}/logs/dataset/{{dataset}}.log",
     benchmark:
         f"{RESULTS}/benchmarks/dataset/{{dataset}}.tsv"
     params:

@@ -7,7 +7,7 @@ rule features:
     output:
         f"{RESULTS}/features/{{dataset}}/{{prep}}.h5",
     log:
-        "logs/features/{dataset}/{prep}.log",
+        f"{RESULTS}/logs/features/{{dataset}}/{{prep}}.log",
     benchmark:
         f"{RESULTS}/benchmarks/features/{{dataset}}/{{prep}}.tsv"
     params:

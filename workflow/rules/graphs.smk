@@ -8,7 +8,7 @@ rule graph:
     output:
         f"{RESULTS}/graphs/{{dataset}}/{{prep}}/{{graph}}.h5",
     log:
-        "logs/graphs/{dataset}/{prep}/{graph}.log",
+        f"{RESULTS}/logs/graphs/{{dataset}}/{{prep}}/{{graph}}.log",
     benchmark:
         f"{RESULTS}/benchmarks/graphs/{{dataset}}/{{prep}}/{{graph}}.tsv"
     params:

@@ -33,7 +33,7 @@ rule aggregate:
         heatmap=report(f"{RESULTS}/plots/{{experiment}}/ranks.png", category="Plots",
                        caption="../report/ranks.rst", labels={"experiment": "{experiment}", "plot": "ranks"}),
     log:
-        "logs/report/{experiment}.aggregate.log",
+        f"{RESULTS}/logs/report/{{experiment}}.aggregate.log",
     benchmark:
         f"{RESULTS}/benchmarks/aggregate/{{experiment}}.tsv"
     params:
@@ -67,7 +67,7 @@ rule mlflow_summary:
     output:
         f"{RESULTS}/mlflow/{{experiment}}.summary.json",
     log:
-        "logs/report/{experiment}.mlflow.log",
+        f"{RESULTS}/logs/report/{{experiment}}.mlflow.log",
     benchmark:
         f"{RESULTS}/benchmarks/mlflow/{{experiment}}.tsv"
     params:

@@ -15,7 +15,7 @@ rule solve:
         json=f"{RESULTS}/runs/{{experiment}}/{{dataset}}/{{prep}}/{{graph}}/{{method}}/{{protocol}}/splits{{first}}-{{last}}.json",
         runs=f"{RESULTS}/runs/{{experiment}}/{{dataset}}/{{prep}}/{{graph}}/{{method}}/{{protocol}}/splits{{first}}-{{last}}.mlflow.json.gz",
     log:
-        "logs/solve/{experiment}/{dataset}/{prep}/{graph}/{method}/{protocol}/splits{first}-{last}.log",
+        f"{RESULTS}/logs/solve/{{experiment}}/{{dataset}}/{{prep}}/{{graph}}/{{method}}/{{protocol}}/splits{{first}}-{{last}}.log",
     benchmark:
         f"{RESULTS}/benchmarks/solve/{{experiment}}/{{dataset}}/{{prep}}/{{graph}}/{{method}}/{{protocol}}/splits{{first}}-{{last}}.tsv"
     params:
@@ -49,7 +49,7 @@ rule solve_grid:
         json=f"{RESULTS}/selection/{{experiment}}/{{dataset}}/{{prep}}/{{graph}}/{{method}}/{{protocol}}/splits{{first}}-{{last}}.json",
         runs=f"{RESULTS}/selection/{{experiment}}/{{dataset}}/{{prep}}/{{graph}}/{{method}}/{{protocol}}/splits{{first}}-{{last}}.mlflow.json.gz",
     log:
-        "logs/selection/{experiment}/{dataset}/{prep}/{graph}/{method}/{protocol}/splits{first}-{last}.log",
+        f"{RESULTS}/logs/selection/{{experiment}}/{{dataset}}/{{prep}}/{{graph}}/{{method}}/{{protocol}}/splits{{first}}-{{last}}.log",
     benchmark:
         f"{RESULTS}/benchmarks/selection/{{experiment}}/{{dataset}}/{{prep}}/{{graph}}/{{method}}/{{protocol}}/splits{{first}}-{{last}}.tsv"
     params:
@@ -86,7 +86,7 @@ checkpoint select:
         plot=f"{RESULTS}/selected/{{experiment}}/{{dataset}}/{{prep}}/{{graph}}/{{method}}.grid.png",
         mlflow=f"{RESULTS}/selected/{{experiment}}/{{dataset}}/{{prep}}/{{graph}}/{{method}}.mlflow.json.gz",
     log:
-        "logs/select/{experiment}/{dataset}/{prep}/{graph}/{method}.log",
+        f"{RESULTS}/logs/select/{{experiment}}/{{dataset}}/{{prep}}/{{graph}}/{{method}}.log",
     params:
         method=lambda wc: config["methods"][wc.method],
         selection=lambda wc: config["experiments"][wc.experiment]["selection"],

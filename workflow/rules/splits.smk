@@ -7,7 +7,7 @@ rule splits:
     output:
         f"{RESULTS}/splits/{{dataset}}/{{protocol}}.h5",
     log:
-        "logs/splits/{dataset}/{protocol}.log",
+        f"{RESULTS}/logs/splits/{{dataset}}/{{protocol}}.log",
     params:
         spec=lambda wc: config["protocols"][wc.protocol],
         code=code_hash("gssl.splits"),
