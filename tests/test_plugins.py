@@ -136,6 +136,15 @@ def test_rows_without_a_label_are_in_the_graph_but_never_labeled_nor_scored(tmp_
     assert read_file_dataset({"path": str(tmp_path / "n.npz")}).y.tolist() == [0, -1, 1, 1, 0, 1]
 
 
+@pytest.mark.parametrize("word", ["NA", "nan", "NaN", "N/A", "null", " na "])
+def test_a_missing_value_word_in_a_label_cell_is_an_unlabeled_point_and_minus_one_a_class(tmp_path, word):
+    """pandas and R write NA / nan for a missing label: read as unlabeled, never as a class
+    named "nan"; -1 stays a class (binary labels -1 / 1)."""
+    rows = _rows(["-1", word, "1", "-1", "1", "-1"])
+    ds = read_file_dataset({"path": str(_csv(tmp_path / "d.csv", rows)), "label": "label"})
+    assert ds.classes.tolist() == ["-1", "1"] and ds.y.tolist() == [0, -1, 1, 0, 1, 0]
+
+
 def test_fit_split_fits_unscored_points_as_unlabeled_and_never_scores_them(tmp_path):
     """Through the stage functions: the scores count the labeled points only."""
     from gssl.graphs import build_graph
@@ -159,6 +168,8 @@ def test_fit_split_fits_unscored_points_as_unlabeled_and_never_scores_them(tmp_p
     (["1,2,a", "3,4"], {}, "line 3 has 2 fields, the header 3"),
     (["1,2,a", "3,x,b"], {}, "feature column 'x2' is not numeric (line 3"),
     (["1,2,a", "3,,b"], {}, "feature 'x2' at line 3 is nan"),
+    (["1,2,a", "3,nan,b"], {}, "feature 'x2' at line 3 is nan"),
+    (["1,2,a", "3,NA,b"], {}, "feature 'x2' at line 3 is nan"),
     (["1,2,a", "3,inf,b"], {}, "feature 'x2' at line 3 is inf"),
     (["1,2,a", "3,4,a"], {}, "the labels hold 1 class (a)"),
     (["1,2,a", "3,4,b"], {"label": "lab"}, "label: no column named 'lab'; the header has 'x1', 'x2', 'label'"),
@@ -203,6 +214,10 @@ def test_config_check_reads_the_file_and_tries_each_protocol(tmp_path):
         (_file_config(path, {"kind": "labels_per_class", "n": 3, "repeats": 2}),
          "protocol 'p' on dataset 'mine'"),
         (_file_config(path, classes=["a", "c"]), "has no class named 'c'"),
+        (_file_config(_csv(tmp_path / "odd.csv", _rows(["b", "a", "b", "odd", "b", "a"]))),
+         "class 2 has 1 points but labels_per_class n=1 (+1 unlabeled) needs at least 2 per class "
+         "(1 classes are short); lower the counts or drop such classes (gssl.datasets.select). "
+         "Class 2 is 'odd' (short: odd); to drop them, give datasets.mine classes: [a, b]"),
     ]:
         with pytest.raises(ConfigError) as exc:
             validate_config(cfg)
@@ -286,6 +301,65 @@ def test_a_plugin_returning_nan_scores_fails_its_fit_by_name(tmp_path, monkeypat
     cell.roles = make_splits(Y, {"kind": "labels_per_class", "n": 1, "repeats": 1}, "d", "p")
     with pytest.raises(SolverError, match="solver 'nan_method:NaNScores': decision_function_ holds NaN"):
         fit_split(cell, 0, {"solver": "nan_method:NaNScores"})
+
+
+PLUGINS = textwrap.dedent("""
+    import numpy as np
+    from gssl import SemiSupervisedClassifier
+
+    class NoFit(SemiSupervisedClassifier):
+        _parameter_constraints = {}
+
+    class FlatScores(SemiSupervisedClassifier):
+        _parameter_constraints = {}
+        def _fit(self, graph, codes, n_classes):
+            return np.zeros(graph.n_nodes)
+
+    class Raises(SemiSupervisedClassifier):
+        _parameter_constraints = {}
+        def _fit(self, graph, codes, n_classes):
+            raise KeyError("oops")
+""")
+
+
+def test_a_plugin_that_could_never_fit_is_refused_before_any_job(tmp_path, monkeypatch):
+    """No _fit, or a scikit-learn estimator whose fit takes no n_classes: refused when the
+    config is read, with what to write instead."""
+    from gssl.solvers.registry import solver_class
+
+    (tmp_path / "plugins_x.py").write_text(PLUGINS)
+    monkeypatch.syspath_prepend(str(tmp_path))
+    (tmp_path / "plugins_bad.py").write_text("import numpy\n\nx = 1 / 0\n")
+    with pytest.raises(ConfigError, match=r"importing module 'plugins_bad' raised ZeroDivisionError: "
+                                          r"division by zero \(at .*plugins_bad.py, line 3\)"):
+        solver_class("plugins_bad:X")
+    (tmp_path / "plugins_dep.py").write_text("import no_such_dependency_xyz\n")
+    with pytest.raises(ConfigError, match="module 'plugins_dep' imports 'no_such_dependency_xyz', "
+                                          "which is not installed"):
+        solver_class("plugins_dep:X")
+    with pytest.raises(ConfigError, match=r"NoFit does not implement _fit\(graph, codes, n_classes\)"):
+        solver_class("plugins_x:NoFit")
+    with pytest.raises(ConfigError, match="LabelSpreading.fit takes no n_classes.*subclass "
+                                          "gssl.SemiSupervisedClassifier"):
+        solver_class("sklearn.semi_supervised:LabelSpreading")
+
+
+def test_a_plugin_s_wrong_scores_or_own_exception_fail_its_fit_by_name(tmp_path, monkeypatch):
+    from gssl.graphs import build_graph
+    from gssl.pipeline.stages import fit_split
+
+    (tmp_path / "plugins_y.py").write_text(PLUGINS)
+    monkeypatch.syspath_prepend(str(tmp_path))
+    cell = type("Cell", (), {})()
+    cell.X, cell.y, cell.n_classes, cell.splits_path = X, Y, 2, "-"
+    cell.graph = build_graph(X, {"kind": "knn", "k": 2})
+    cell.roles = make_splits(Y, {"kind": "labels_per_class", "n": 1, "repeats": 1}, "d", "p")
+    with pytest.raises(SolverError, match=r"FlatScores._fit returned scores of shape \(6,\); return an "
+                                          r"\(n, C\) array: one row per graph node \(n = 6\)"):
+        fit_split(cell, 0, {"solver": "plugins_y:FlatScores"})
+    with pytest.raises(SolverError, match="solver 'plugins_y:Raises' failed in its fit "
+                                          r"\(KeyError: 'oops'\); run `gssl solvers check"):
+        fit_split(cell, 0, {"solver": "plugins_y:Raises"})
 
 
 def _fake_distribution(site: Path, name: str, entry_points: str, module: str, source: str) -> None:

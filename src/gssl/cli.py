@@ -90,7 +90,7 @@ def describe_dataset(ds) -> str:
     unl = int((ds.y < 0).sum())
     lines.append(f"unlabeled points: {unl}" + (" (in the graph, never labeled nor scored)" if unl else ""))
     if counts.min() < 2:
-        lines.append(f"warning: class {ds.classes[int(np.argmin(counts))]!r} has {counts.min()} point(s): "
+        lines.append(f"warning: class '{ds.classes[int(np.argmin(counts))]}' has {counts.min()} point(s): "
                      f"most protocols need more")
     return "\n".join(lines)
 

@@ -216,10 +216,12 @@ def _need(classes, sizes, need, what, where=""):
     if short.size:
         c = short[0]
         at_least = need[c] if np.ndim(need) else need
-        raise SplitError(f"class {classes[c]} has {sizes[c]} points{where} but {what} needs "
+        err = SplitError(f"class {classes[c]} has {sizes[c]} points{where} but {what} needs "
                          f"at least {at_least} per class "
                          f"({short.size} classes are short); lower the counts or drop such "
                          f"classes (gssl.datasets.select)")
+        err.short_classes = classes[short]  # (their labels y: a config check names them)
+        raise err
 
 
 def _labels_per_class(y, spec, dataset, pid):

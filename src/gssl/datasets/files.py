@@ -123,12 +123,26 @@ def read_file_dataset(entry: dict, name: str = "") -> Dataset:
 
 
 # --------------------------------------------------------------------------- labels
+# the cells a table writer puts for a missing value (pandas' and R's spellings, any case): a
+# label cell holding one is an unlabeled point, a feature cell a missing value
+MISSING_CELLS = frozenset({"", "na", "nan", "-nan", "n/a", "#n/a", "<na>", "null", "none"})
+
+
+def _is_missing(x) -> bool:
+    if x is None:
+        return True
+    if isinstance(x, str):
+        return x.strip().lower() in MISSING_CELLS
+    return isinstance(x, (float, np.floating)) and bool(np.isnan(x))
+
+
 def encode_labels(values, where: str) -> tuple[np.ndarray, np.ndarray]:
-    """(y, classes): y in 0..C-1 (-1 where a value is missing: None, NaN or an empty string) and
-    the C class names as strings (numbers in numeric order, e.g. "2" before "10")."""
+    """(y, classes): y in 0..C-1 (-1 where a value is missing: None, NaN, an empty string or a
+    missing-value word such as ``NA`` or ``nan``, see MISSING_CELLS) and the C class names as
+    strings (numbers in numeric order, e.g. "2" before "10"). -1 is a class like any other: binary
+    labels are often -1 / 1."""
     v = np.asarray(values, dtype=object).ravel()
-    missing = np.array([x is None or (isinstance(x, str) and not x.strip())
-                        or (isinstance(x, (float, np.floating)) and np.isnan(x)) for x in v], dtype=bool)
+    missing = np.array([_is_missing(x) for x in v], dtype=bool)
     present = v[~missing]
     numeric = [_as_number(x) for x in present]
     if all(n is not None for n in numeric):
@@ -235,7 +249,8 @@ def _numeric(frame, path: Path) -> np.ndarray:
     import pandas as pd
 
     values = frame.apply(pd.to_numeric, errors="coerce")
-    bad = values.isna() & (frame.apply(lambda c: c.str.strip()) != "")
+    missing = frame.apply(lambda c: c.str.strip().str.lower().isin(MISSING_CELLS))
+    bad = values.isna() & ~missing  # (missing cells are NaN: _check_finite names them)
     if bad.any().any():
         col = bad.any()[bad.any()].index[0]
         row = int(bad[col].to_numpy().nonzero()[0][0])

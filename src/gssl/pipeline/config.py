@@ -210,8 +210,20 @@ def _data_file_problems(config: dict) -> list[str]:
                     make_splits(ds.y, config["protocols"][pid], did, pid)
                 except (ConfigError, SplitError) as exc:
                     problems.append(f"experiment '{exp}': protocol '{pid}' on dataset '{did}' "
-                                    f"({entry['path']}): {exc}")
+                                    f"({entry['path']}): {exc}{_short_class_hint(exc, ds, did)}")
     return problems
+
+
+def _short_class_hint(exc, ds, did: str) -> str:
+    """The short classes by name, and the config key that drops them."""
+    short = getattr(exc, "short_classes", None)
+    if short is None or not len(short):
+        return ""
+    names = [str(ds.classes[int(c)]) for c in short]
+    kept = [str(c) for c in ds.classes if str(c) not in names]
+    drop = (f"; to drop them, give datasets.{did} classes: [{', '.join(kept)}]"
+            if len(kept) >= 2 else "")
+    return f". Class {short[0]} is {names[0]!r} (short: {', '.join(names)}){drop}"
 
 
 # ----------------------------------------------------------------------------- known shapes

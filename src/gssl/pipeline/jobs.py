@@ -9,6 +9,8 @@ import sys
 import traceback
 from pathlib import Path
 
+from ..errors import GsslError
+
 
 @contextlib.contextmanager
 def job_context(log_path, threads: int = 1):
@@ -32,8 +34,9 @@ def job_context(log_path, threads: int = 1):
         with threadpool_limits(limits=max(1, int(threads))), numba_threads(threads):
             yield logging.getLogger("gssl.job")
     except BaseException as exc:
-        root.error("job failed: %s\n%s", exc, traceback.format_exc())
-        print(f"gssl job failed: {exc} (log: {log_path})", file=sys.stderr)
+        what = str(exc) if isinstance(exc, GsslError) else f"{type(exc).__name__}: {exc}"
+        root.error("job failed: %s\n%s", what, traceback.format_exc())
+        print(f"gssl job failed: {what} (log: {log_path})", file=sys.stderr)
         raise
     finally:
         root.removeHandler(handler)

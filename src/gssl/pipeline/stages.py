@@ -176,7 +176,7 @@ def fit_split(cell: Cell, split: int, method: dict, seed: int = 0) -> dict:
     if "predict_mask" in fit_args:  # ... and predict the scored nodes (others are UNUSED)
         fit_kwargs["predict_mask"] = role != UNUSED
     t_fit = time.perf_counter()
-    est.fit(cell.graph, y_train, n_classes=cell.n_classes, **fit_kwargs)
+    _fit_named(est, method["solver"], cell.graph, y_train, n_classes=cell.n_classes, **fit_kwargs)
     fit_seconds = time.perf_counter() - t_fit
     _check_fitted(est, method["solver"], y.shape[0])
     pred = np.asarray(est.transduction_)
@@ -226,6 +226,23 @@ def solver_seed(seed: int, split: int, role) -> int:
     if split == 0 or (np.asarray(role) == LABELED).any():
         return seed
     return int(np.random.SeedSequence([seed, split]).generate_state(1)[0])
+
+
+def _fit_named(est, solver: str, *args, **kwargs) -> None:
+    """est.fit; a plugin's own exception (not one of gssl's, which name their cause) comes back
+    as a SolverError that names the solver and the check that shows what its fit breaks."""
+    from ..errors import GsslError, SolverError
+    from ..solvers.registry import SOLVERS
+
+    try:
+        est.fit(*args, **kwargs)
+    except GsslError:
+        raise
+    except Exception as exc:
+        if solver in SOLVERS:
+            raise
+        raise SolverError(f"solver {solver!r} failed in its fit ({type(exc).__name__}: {exc}); run "
+                          f"`gssl solvers check {solver}` to see what its fit breaks") from exc
 
 
 def _check_fitted(est, solver: str, n: int) -> None:

@@ -42,7 +42,7 @@ class SemiSupervisedClassifier(ParamValidation, ClassifierMixin, BaseEstimator):
     decision_function_ : ndarray (n, C)
         Class scores (arg-max = label unless the method decides labels otherwise).
     n_iter_ : int
-        Iterations (1 for direct solves).
+        Iterations (0 where the solver reports none).
     history_ : list of dict
         Per-iteration records.
     converged_ : bool
@@ -99,7 +99,7 @@ class SemiSupervisedClassifier(ParamValidation, ClassifierMixin, BaseEstimator):
         if not self.converged_:
             warn_not_converged(self)
         scores, labels = out if isinstance(out, tuple) else (out, None)
-        self.decision_function_ = np.asarray(scores, dtype=np.float64)
+        self.decision_function_ = _checked_scores(self, scores, graph.n_nodes, classes.size)
         self.transduction_ = (self._labels(self.decision_function_) if labels is None  # -1: abstained
                               else np.where(labels >= 0, classes[np.maximum(labels, 0)], -1))
         # methods whose labels come from a split variable (the simplex g of the multiclass TV
@@ -112,7 +112,8 @@ class SemiSupervisedClassifier(ParamValidation, ClassifierMixin, BaseEstimator):
 
     def _fit(self, graph, codes: np.ndarray, n_classes: int):
         """Return scores (n, C), or (scores, class indices) when labels are not argmax(scores)."""
-        raise NotImplementedError
+        raise NotImplementedError(f"{type(self).__name__} must implement _fit(graph, codes, "
+                                  f"n_classes), returning the class scores (n, C)")
 
     def fit_predict(self, X, y, **fit_kwargs) -> np.ndarray:
         """Fit, then return the labels of every graph node (``transduction_``).
@@ -246,6 +247,21 @@ class SemiSupervisedClassifier(ParamValidation, ClassifierMixin, BaseEstimator):
 
     def _labels(self, scores: np.ndarray) -> np.ndarray:
         return self.classes_[np.argmax(scores, axis=1)]
+
+
+def _checked_scores(est, scores, n: int, n_classes: int) -> np.ndarray:
+    """_fit's scores as float64, or a SolverError naming the shape they must have (a plugin's
+    1-D or transposed scores would otherwise fail later, in an arg-max, without its name)."""
+    try:
+        out = np.asarray(scores, dtype=np.float64)
+    except (TypeError, ValueError) as exc:
+        raise SolverError(f"{type(est).__name__}._fit returned scores that are not a numeric array "
+                          f"({exc}); return an (n, C) array of class scores") from None
+    if out.shape != (n, n_classes):
+        raise SolverError(f"{type(est).__name__}._fit returned scores of shape {out.shape}; return "
+                          f"an (n, C) array: one row per graph node (n = {n}), one column per "
+                          f"class (C = {n_classes})")
+    return out
 
 
 def warn_not_converged(est) -> None:

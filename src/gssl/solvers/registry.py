@@ -121,22 +121,50 @@ def _import_path(path: str):
     module, _, attr = path.partition(":")
     try:
         mod = importlib.import_module(module)
-    except Exception as exc:  # ImportError, or whatever the module raises while importing
-        raise ConfigError(f"solver {path!r}: module {module!r} cannot be imported "
-                          f"({type(exc).__name__}: {exc}); is it installed, or on PYTHONPATH where "
-                          f"snakemake runs?") from exc
+    except ModuleNotFoundError as exc:
+        if exc.name and exc.name != module and not module.startswith(exc.name + "."):  # a dependency
+            raise ConfigError(f"solver {path!r}: module {module!r} imports {exc.name!r}, which is "
+                              f"not installed ({exc})") from exc
+        raise ConfigError(f"solver {path!r}: module {module!r} cannot be imported ({exc}); is it "
+                          f"installed, or on PYTHONPATH where snakemake runs?") from exc
+    except Exception as exc:  # the module was found; its own code raised while importing
+        import traceback
+
+        frame = traceback.extract_tb(exc.__traceback__)[-1]
+        raise ConfigError(f"solver {path!r}: importing module {module!r} raised "
+                          f"{type(exc).__name__}: {exc} (at {frame.filename}, line "
+                          f"{frame.lineno}); fix that line") from exc
     try:
         return getattr(mod, attr)
     except AttributeError:
         raise ConfigError(f"solver {path!r}: module {module!r} has no {attr!r}") from None
 
 
+HOW_TO_WRITE = ("subclass gssl.SemiSupervisedClassifier and return class scores (n, C) from "
+                "_fit(graph, codes, n_classes) (docs/examples/my_method/my_method.py); `gssl "
+                "solvers check` tests the contract")
+
+
 def _checked_class(cls, name: str):
+    """``cls`` if the workflow can fit it: an estimator class whose ``fit`` takes (graph, labels,
+    n_classes=C), as every job calls it, and which, subclassing SemiSupervisedClassifier,
+    implements ``_fit``. A class that could never fit is refused here, before any job starts."""
+    import inspect
+
     from sklearn.base import BaseEstimator
 
+    from .base import SemiSupervisedClassifier
+
     if not (isinstance(cls, type) and issubclass(cls, BaseEstimator) and callable(getattr(cls, "fit", None))):
-        raise ConfigError(f"solver {name!r} is {cls!r}, not an estimator class: subclass "
-                          f"gssl.SemiSupervisedClassifier (see `gssl solvers check`)")
+        raise ConfigError(f"solver {name!r} is {cls!r}, not an estimator class: {HOW_TO_WRITE}")
+    params = inspect.signature(cls.fit).parameters
+    if "n_classes" not in params and not any(p.kind is p.VAR_KEYWORD for p in params.values()):
+        raise ConfigError(f"solver {name!r}: {cls.__name__}.fit takes no n_classes, so it is not a "
+                          f"gssl solver (gssl fits one as fit(graph, labels, n_classes=C)): "
+                          f"{HOW_TO_WRITE}")
+    if issubclass(cls, SemiSupervisedClassifier) and cls._fit is SemiSupervisedClassifier._fit:
+        raise ConfigError(f"solver {name!r}: {cls.__name__} does not implement _fit(graph, codes, "
+                          f"n_classes), which returns the class scores (n, C): {HOW_TO_WRITE}")
     return cls
 
 
