@@ -232,6 +232,10 @@ def test_gssl_datasets_inspect_prints_what_gssl_reads(tmp_path, capsys):
     assert "unlabeled points: 1" in out
     assert gssl_main(["datasets", "inspect", str(path), "--label", "nope"]) == 1
     assert "no column named 'nope'" in capsys.readouterr().err
+    path = _csv(tmp_path / "pm.csv", _rows(["-1", "1", "-1", "1", "-1", "1"]))
+    assert gssl_main(["datasets", "inspect", str(path), "--label", "label"]) == 0
+    assert "note: '-1' is read as a class; if it marks unlabeled points, leave those label cells " \
+        "empty (or NA)" in capsys.readouterr().out
 
 
 # -- solver plugins ---------------------------------------------------------------------------

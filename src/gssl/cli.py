@@ -92,6 +92,9 @@ def describe_dataset(ds) -> str:
     if counts.min() < 2:
         lines.append(f"warning: class '{ds.classes[int(np.argmin(counts))]}' has {counts.min()} point(s): "
                      f"most protocols need more")
+    if "-1" in ds.classes.tolist() and not unl:  # (gssl's Python API writes -1 for "unlabeled")
+        lines.append("note: '-1' is read as a class; if it marks unlabeled points, leave those "
+                     "label cells empty (or NA)")
     return "\n".join(lines)
 
 
