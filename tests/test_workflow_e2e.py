@@ -226,6 +226,43 @@ def test_gssl_verify_passes_a_finished_run_and_names_each_corruption(done, tmp_p
     assert re.search(r"^5 problems: checked", text, re.M), text
 
 
+def test_gssl_verify_notes_an_output_the_config_dropped_as_orphaned(done, tmp_path, monkeypatch):
+    """A job output whose runs were logged, then superseded when its method left the config (the
+    ledger of the next logging job no longer lists it): a note to delete it, not a problem; an
+    output whose runs the store holds current is still a problem."""
+    import gssl.tracking.client as client
+    from gssl.analysis.verify import verify_results
+
+    copy = tmp_path / "ws" / "results"
+    shutil.copytree(done / "results", copy)
+    summary = copy / "mlflow" / "e2e.summary.json"
+    info = json.loads(summary.read_text())
+    dropped = sorted(k for k in info["runs"] if k.endswith(".json"))[0]  # as if its method left
+    del info["runs"][dropped]
+    pending = dropped[:-len(".json")] + ".mlflow.json.gz"
+    info["pending"].pop(pending, None)
+    summary.write_text(json.dumps(info))
+    real = client.store_runs
+
+    def superseded(tag):  # what the next logging job's summary does to the dropped output's runs
+        def store_runs(uri, experiment_id):
+            runs = real(uri, experiment_id)
+            return {rid: (st, {**tags, "gssl.superseded": "true"}
+                          if tags.get("gssl.record", "").startswith(pending + ":") and tag else tags, m)
+                    for rid, (st, tags, m) in runs.items()}
+        return store_runs
+
+    monkeypatch.setattr(client, "store_runs", superseded(True))
+    problems, counts, notes = verify_results(copy)
+    assert problems == [] and counts["orphaned job outputs"] == 1
+    assert notes == [f"{copy / Path(dropped).relative_to('results')}: orphaned: no experiment's "
+                     f"config produces it any more (its MLflow runs are superseded); delete it with "
+                     f"its .mlflow.json.gz"]
+    monkeypatch.setattr(client, "store_runs", superseded(False))  # logged, current, yet unlisted
+    problems, _, notes = verify_results(copy)
+    assert notes == [] and len(problems) == 2 and all("never logged" in p for p in problems)
+
+
 def test_html_report_embeds_tables_and_plots(done):
     smk(done, "--cores", "1", "--report", "results/report.html")
     html = (done / "results" / "report.html").read_text(errors="replace")

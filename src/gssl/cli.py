@@ -260,9 +260,11 @@ def _config_names(args) -> None:
 def _verify(args) -> None:
     from .analysis.verify import verify_results
 
-    problems, counts = verify_results(args.results)
+    problems, counts, notes = verify_results(args.results)
     for problem in problems:
         print(problem)
+    for note in notes:
+        print(f"note: {note}")
     checked = ", ".join(f"{n} {what}" for what, n in counts.items())
     print(f"{'ok' if not problems else f'{len(problems)} problems'}: checked {checked} in {args.results}")
     if problems:

@@ -12,7 +12,10 @@
   job outputs and the MLflow store it names: each output it lists exists, and each of its runs is
   in the store, FINISHED, current (not superseded) and, for a split run, holds the very metrics of
   the output's record; the summary run is FINISHED.
-- Every solve job output is listed in a ledger (else it was never logged).
+- Every solve job output is listed in a ledger, else it was never logged; or, when the store
+  holds its runs (tagged superseded), it is orphaned: logged once, then dropped from the config
+  (a method or protocol taken out, a split block renamed). Orphans are not problems: they are
+  listed as notes, to delete.
 
 Nothing is changed; the problems are returned (and printed by the CLI) with the file they concern.
 """
@@ -26,9 +29,10 @@ from pathlib import Path
 from ..errors import CacheError, GsslError
 
 
-def verify_results(results) -> tuple[list[str], dict]:
-    """Return (problems, counts) for the results folder ``results`` (wherever it now lies: the
-    ledgers' paths are taken relative to the results folder they were written for)."""
+def verify_results(results) -> tuple[list[str], dict, list[str]]:
+    """Return (problems, counts, notes) for the results folder ``results`` (wherever it now lies:
+    the ledgers' paths are taken relative to the results folder they were written for). The notes
+    name the orphaned job outputs, which no config produces any more."""
     results = Path(results)
     if not results.is_dir():
         raise GsslError(f"{results} is not a results folder (run the workflow first)")
@@ -45,10 +49,10 @@ def verify_results(results) -> tuple[list[str], dict]:
     for path in sorted(results.rglob("*.h5")):
         counts["cache files"] += 1
         problems += _check_cache_file(path, results, expected.get(path.resolve(), {}))
-    logged, pending = set(), {}
+    logged, pending, stored = set(), {}, set()
     for ledger, info in infos.items():
         try:
-            found, outputs, n_runs = _check_ledger(ledger, info, results)
+            found, outputs, n_runs = _check_ledger(ledger, info, results, stored)
             pending.update({_in_results(p, results, info.get("results")).resolve(): (sha, ledger)
                             for p, sha in (info.get("pending") or {}).items()})
         except (OSError, ValueError, KeyError, TypeError, AttributeError) as exc:  # not a ledger
@@ -59,21 +63,41 @@ def verify_results(results) -> tuple[list[str], dict]:
         counts["MLflow runs"] += n_runs
     # ledgers written before they recorded the pending files' sha256 list none of them
     listed = bool(infos) and all(isinstance(i, dict) and "pending" in i for i in infos.values())
+    notes = []
     for path in sorted(results.rglob("*.mlflow.json.gz")):
         if path.name.startswith("."):
             continue
         counts["pending-runs files"] += 1
         found = _check_pending(path, *pending.get(path.resolve(), (None, None)))
-        if not found and listed and path.resolve() not in pending:
+        if not found and listed and path.resolve() not in pending and not _orphan(path, stored):
             found = [f"{path}: in no experiment's logging ledger: its runs were never logged (run the "
                      f"workflow to the end: snakemake --cores N)"]
         problems += found
     for path in sorted((results / "runs").rglob("*.json")):
         counts["job outputs"] += 1
-        if path.resolve() not in logged and not path.name.startswith("."):
+        if path.resolve() in logged or path.name.startswith("."):
+            continue
+        if _orphan(path.with_name(path.name[:-len(".json")] + ".mlflow.json.gz"), stored):
+            notes.append(f"{path}: orphaned: no experiment's config produces it any more (its MLflow "
+                         f"runs are superseded); delete it with its .mlflow.json.gz")
+        else:
             problems.append(f"{path}: in no experiment's logging ledger: its runs were never logged "
                             f"(run the workflow to the end: snakemake --cores N)")
-    return problems, counts
+    counts["orphaned job outputs"] = len(notes)
+    return problems, counts, notes
+
+
+def _orphan(pending: Path, stored: set) -> bool:
+    """Whether an MLflow store a ledger names holds the run trees of this very pending-runs file
+    (its path and sha256, the root runs' ``gssl.record`` tag), FINISHED and superseded."""
+    from ..errors import TrackingError
+    from ..tracking.records import read_pending_file
+
+    try:
+        sha, _ = read_pending_file(pending)
+    except (OSError, TrackingError):
+        return False
+    return (pending.resolve(), sha[:32]) in stored
 
 
 # the cache folders of a results folder: the kind of file each holds, its rule and its reader
@@ -204,16 +228,23 @@ def _in_results(output: str, results: Path, recorded: str | None) -> Path:
     return results.resolve().parent / output  # ledgers written before they recorded the folder
 
 
-def _check_ledger(ledger: Path, info: dict, results: Path) -> tuple[list[str], set, int]:
+def _check_ledger(ledger: Path, info: dict, results: Path, stored: set) -> tuple[list[str], set, int]:
+    """The ledger's outputs and runs against its store (problems, the outputs it lists, the runs
+    checked); ``stored`` gets (pending file, sha256[:32]) of every FINISHED run tree in the store
+    that a later logging job tagged superseded."""
     from ..pipeline.stages import read_blocks
     from ..errors import TrackingError
-    from ..tracking.records import SUPERSEDED_TAG
+    from ..tracking.records import RECORD_TAG, SUPERSEDED_TAG
     from ..tracking.client import store_runs
 
     try:
         runs = store_runs(info["tracking_uri"], info["experiment_id"])
     except TrackingError as exc:
         return [f"{ledger}: {exc}"], set(), 0
+    for status, tags, _ in runs.values():
+        path, _, digest = tags.get(RECORD_TAG, "").rpartition(":")[0].rpartition(":")
+        if status == "FINISHED" and path and tags.get(SUPERSEDED_TAG) == "true":
+            stored.add((_in_results(path, results, info.get("results")).resolve(), digest))
     problems, outputs, n = [], set(), 0
 
     def check_run(run_id, where, recorded=None):
