@@ -42,11 +42,12 @@ report: $(STAMP)
 	$(BIN)/snakemake --cores 1 --report results/report.html
 
 # one worker: the UI serves one person, and mlflow's default of 4 workers, each importing mlflow,
-# kept a 2-core machine busy for minutes before the port answered
+# kept a 2-core machine busy for minutes before the port answered; no job runner (nothing of
+# gssl's uses MLflow's server-side jobs, and its consumer held some 480 MB)
 ui: $(STAMP)
 	@echo "Open an experiment on its comparison of cells (the links below), or click 'Model training' once:"
 	@$(BIN)/python -c "import glob, json; [print('  ' + d['experiment'] + ': ' + d['ui']) for d in (json.load(open(p)) for p in sorted(glob.glob('results/mlflow/*.summary.json'))) if 'ui' in d]"
-	MLFLOW_DISABLE_TELEMETRY=$${MLFLOW_DISABLE_TELEMETRY:-true} $(BIN)/mlflow ui --backend-store-uri sqlite:///$(CURDIR)/results/mlflow.db --host 127.0.0.1 --port 5000 --workers 1
+	MLFLOW_DISABLE_TELEMETRY=$${MLFLOW_DISABLE_TELEMETRY:-true} MLFLOW_SERVER_ENABLE_JOB_EXECUTION=false $(BIN)/mlflow ui --backend-store-uri sqlite:///$(CURDIR)/results/mlflow.db --host 127.0.0.1 --port 5000 --workers 1
 
 # a tracking server for many runs or a team: PostgreSQL backend (created on first use in
 # SERVER_DIR), proxied artifact store, bound to 127.0.0.1; log to it with

@@ -176,7 +176,9 @@ def test_the_legend_states_the_bold_rule_once_and_names_the_experiments_statisti
     for text in (html(table, "demo_digits", ENTRY), markdown(table, "demo_digits", ENTRY)):
         assert len(re.findall(r"\bbold\b", text, re.I)) == 1, text
         assert "<experiment>" not in text and "&lt;experiment&gt;" not in text
-        assert "tables/demo_digits.stats.md" in text
+    assert "tables/demo_digits.stats.md" in markdown(table, "demo_digits", ENTRY)
+    # the HTML page links the statistics page beside it in tables/
+    assert '<a href="demo_digits.stats.html">demo_digits.stats.html</a>' in html(table, "demo_digits", ENTRY)
 
 
 # -- the statistics page ------------------------------------------------------------------------

@@ -285,7 +285,7 @@ def test_flatten():
 
 
 def test_experiments_carry_the_kind_and_the_saved_views(tmp_path):
-    from gssl.tracking.views import CELL_VIEW, VIEW_TAG, ui_link
+    from gssl.tracking.views import CELL_VIEW, HISTORY_VIEW, VIEW_TAG, ui_link
 
     uri = f"sqlite:///{tmp_path / 'mlflow.db'}"
     ids = init_store(uri, ["clu"], results_dir=tmp_path, descriptions={"clu": "A clustering run."},
@@ -299,6 +299,11 @@ def test_experiments_carry_the_kind_and_the_saved_views(tmp_path):
     assert "`gssl.kind` = 'cell'" in state["searchFilter"] and "'false'" in state["searchFilter"]
     assert state["orderByKey"] == "metrics.`purity_mean`" and state["orderByAsc"] is False
     assert "metrics.`purity_sem`" in state["selectedColumns"]
+    assert state["groupBy"]["aggregateFunction"] == "max"  # a protocol's row: its best cell
+    history = json.loads(json.loads(tags[VIEW_TAG + HISTORY_VIEW])["state"])
+    assert history["searchFilter"] == "tags.`gssl.kind` = 'cell'"  # the superseded runs too
+    assert history["orderByKey"] == "attributes.start_time" and history["orderByAsc"] is False
+    assert "tags.`gssl.superseded`" in history["selectedColumns"]
     assert ui_link(ids["clu"]).endswith(f"/#/experiments/{ids['clu']}/runs?workflowType="
                                         f"machine_learning&viewStateShareKey={CELL_VIEW}")
 

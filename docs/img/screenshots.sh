@@ -74,6 +74,7 @@ mkdir -p "$OUT"
 shot "${PREFIX}cells"  1600,800  30000 "$RUNS&viewStateShareKey=gssl-cells"
 shot "${PREFIX}charts" 1600,800  60000 "$RUNS&viewStateShareKey=gssl-cells&compareRunsMode=CHART"
 shot "${PREFIX}splits" 1600,1000 30000 "$RUNS&viewStateShareKey=gssl-splits"
+shot "${PREFIX}history" 1600,800 30000 "$RUNS&viewStateShareKey=gssl-history"
 # an experiment with a selection stage: its runs, and the first one's page with the grid plot
 GRID=$(ls "$RESULTS"/selected/"$EXPERIMENT"/*/*/*/*.grid.json 2>/dev/null | head -1 || true)
 if [ -n "$GRID" ]; then

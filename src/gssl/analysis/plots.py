@@ -127,7 +127,7 @@ def plot_boxes(runs: pd.DataFrame, metric: str, out) -> None:
     runs : DataFrame
         One row per (cell, split) with :data:`gssl.analysis.stats.KEYS`, ``split`` and ``metric``.
     metric : str
-        Numeric metric column; its name labels the y axes.
+        Numeric metric column (a percentage, as gssl's metrics are); its name labels the y axes.
     out : str or Path
         Image file to write.
     """
@@ -157,7 +157,7 @@ def plot_boxes(runs: pd.DataFrame, metric: str, out) -> None:
                        zorder=3, linewidths=0)
         ax.set_xticks(range(1, len(methods) + 1), methods, rotation=35, ha="right",
                       rotation_mode="anchor", fontsize=9)
-        ax.set_ylabel(metric)
+        ax.set_ylabel(f"{metric.replace('_', ' ')} (%)")  # (gssl's metrics are percentages)
         title = " · ".join(str(v) for v in key)
         # about 13 characters per inch at fontsize 10; keep names whole, break at the " · "
         ax.set_title(textwrap.fill(title, width=int(panel_w * 13), break_long_words=False,

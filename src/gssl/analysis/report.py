@@ -332,12 +332,15 @@ def _flag_list(tables) -> list[str]:
     return lines
 
 
+TIED_NOTE = ("≈: not significantly worse than the best on the same splits (two-sided Wilcoxon "
+             "signed-rank, Holm-corrected within the setting, p ≥ 0.05; n splits allow p ≥ 2/2ⁿ "
+             "before Holm's factor, so with few splits every method is ≈).")
+
+
 def _tied_note(experiment: str) -> str:
     """What ≈ marks, and where the tests are (the bold rule is in the cells' legend: said once)."""
-    return ("≈: not significantly worse than the best on the same splits (two-sided Wilcoxon "
-            "signed-rank, Holm-corrected within the setting, p ≥ 0.05; n splits allow p ≥ 2/2ⁿ "
-            "before Holm's factor, so with few splits every method is ≈). The tests: "
-            f"tables/{experiment}.stats.md (or .html; in the report under Tables, statistics).")
+    return (f"{TIED_NOTE} The tests: tables/{experiment}.stats.md (or .html; in the report under "
+            f"Tables, statistics).")
 
 
 def _cells_legend(metric: str, bold: str) -> str:
@@ -537,7 +540,9 @@ def html(table: pd.DataFrame, experiment: str, entry: dict, metric: str | None =
     out.append(f'<p class="legend">{e(_cells_legend(metric, "bold"))}</p>')
     out += [f'<p class="legend">{e(note)}</p>' for note in _legend_notes(entry)]
     if "tied_with_best" in table:
-        out.append(f'<p class="legend">{e(_tied_note(experiment))}</p>')
+        stats = e(f"{experiment}.stats.html")  # beside this page in tables/
+        out.append(f'<p class="legend">{e(TIED_NOTE)} The tests: <a href="{stats}">{stats}</a> '
+                   f'(in the report under Tables, statistics).</p>')
     tables = paper_tables(table, entry, metric)
     out += [f'<p class="legend">{e(note)}</p>' for note in _flag_notes(tables)]
     for t in tables:

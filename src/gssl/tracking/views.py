@@ -11,6 +11,7 @@ from .records import KIND_TAG, SUPERSEDED_TAG
 EXPERIMENT_KIND = {"mlflow.experimentKind": "custom_model_development"}
 VIEW_TAG = "mlflow.sharedViewState."  # + view id: a saved view of the runs page, stored server-side
 CELL_VIEW, SPLIT_VIEW, SELECTION_VIEW = "gssl-cells", "gssl-splits", "gssl-selection"
+HISTORY_VIEW = "gssl-history"
 
 
 def saved_views(headline: str = "error_unlabeled", ascending: bool = True) -> dict[str, str]:
@@ -21,14 +22,17 @@ def saved_views(headline: str = "error_unlabeled", ascending: bool = True) -> di
     dataset / graph tags as columns; its charts: the score per cell (bars) and score vs fit time.
     ``gssl-splits``: the current split runs grouped by method and protocol. ``gssl-selection``:
     the selection stage's runs (the chosen values, the best score; each holds the grid as a table
-    and a plot). Open one with :func:`ui_link`.
+    and a plot). ``gssl-history``: every cell run, the superseded ones too, newest first and
+    grouped by method and protocol, so that a cell rerun after a change of its parameters sits
+    beside the run it replaced (select both, then Compare, to see the changed params). Open one
+    with :func:`ui_link`.
     """
     def col(kind, name):
         return f"{kind}.`{name}`"
 
-    def tag_group(*names):  # the table's "Group by" on tag values (groups open)
+    def tag_group(*names, aggregate="average"):  # the table's "Group by" on tag values (groups open)
         return {"groupByKeys": [{"mode": "tag", "groupByData": f"gssl.{n}"} for n in names],
-                "aggregateFunction": "average"}
+                "aggregateFunction": aggregate}
 
     def bar(metric):
         return {"uuid": f"gssl-bar-{metric}", "type": "BAR", "metricKey": metric,
@@ -38,10 +42,12 @@ def saved_views(headline: str = "error_unlabeled", ascending: bool = True) -> di
         return {"uuid": f"gssl-scatter-{x}-{y}", "type": "SCATTER",
                 "xaxis": {"key": x, "type": "METRIC"}, "yaxis": {"key": y, "type": "METRIC"}}
 
-    def view(name, kind, columns, widths, group_by, charts):
+    def view(name, kind, columns, widths, group_by, charts, history=False):
+        current = "" if history else f"tags.`{SUPERSEDED_TAG}` = 'false' AND "
         state = {
-            "searchFilter": f"tags.`{SUPERSEDED_TAG}` = 'false' AND tags.`{KIND_TAG}` = '{kind}'",
-            "orderByKey": col("metrics", columns[0][1]), "orderByAsc": ascending,
+            "searchFilter": f"{current}tags.`{KIND_TAG}` = '{kind}'",
+            "orderByKey": "attributes.start_time" if history else col("metrics", columns[0][1]),
+            "orderByAsc": False if history else ascending,
             "startTime": "ALL", "lifecycleFilter": "Active", "datasetsFilter": [],
             "modelVersionFilter": "All Runs",
             "selectedColumns": [col(*c) for c in columns],
@@ -73,11 +79,17 @@ def saved_views(headline: str = "error_unlabeled", ascending: bool = True) -> di
     splits = [("metrics", headline), ("metrics", "fit_seconds"), ("tags", "gssl.split"), *tags]
     selection = [("metrics", "selection_score_mean"), ("metrics", "n_grid_points"),
                  ("metrics", "n_splits"), ("params", "chosen"), *tags[:1], *tags[2:]]
-    return {
+    history = [*cells[:3], ("tags", SUPERSEDED_TAG), *tags]
+    best = "min" if ascending else "max"  # a protocol's group row: its best cell (a mean over
+    return {                              # methods would mean nothing)
         VIEW_TAG + CELL_VIEW: view(
             "gssl: compare cells", "cell", cells, [340, 170, 160, 90, 150, 130, 110, 110, 110],
-            tag_group("protocol"),
+            tag_group("protocol", aggregate=best),
             [bar(f"{headline}_mean"), scatter("fit_seconds_mean", f"{headline}_mean")]),
+        VIEW_TAG + HISTORY_VIEW: view(
+            "gssl: history", "cell", history, [340, 170, 160, 90, 130, 130, 110, 110, 110],
+            tag_group("method", "protocol", aggregate=best), [bar(f"{headline}_mean")],
+            history=True),
         VIEW_TAG + SPLIT_VIEW: view(
             "gssl: every split", "split", splits, [440, 150, 130, 80, 130, 110, 110, 110],
             tag_group("method", "protocol"), [bar(headline), scatter("fit_seconds", headline)]),
