@@ -80,8 +80,8 @@ def saved_views(headline: str = "error_unlabeled", ascending: bool = True) -> di
     selection = [("metrics", "selection_score_mean"), ("metrics", "n_grid_points"),
                  ("metrics", "n_splits"), ("params", "chosen"), *tags[:1], *tags[2:]]
     history = [*cells[:3], ("tags", SUPERSEDED_TAG), *tags]
-    best = "min" if ascending else "max"  # a protocol's group row: its best cell (a mean over
-    return {                              # methods would mean nothing)
+    best = "min" if ascending else "max"  # a group's row: each column's best value (a mean
+    return {                              # over methods would mean nothing)
         VIEW_TAG + CELL_VIEW: view(
             "gssl: compare cells", "cell", cells, [340, 170, 160, 90, 150, 130, 110, 110, 110],
             tag_group("protocol", aggregate=best),
