@@ -8,7 +8,7 @@ array in a reference cycle; a bad value of each kind is a ConfigError that names
 import pytest
 
 from gssl.solvers import checks
-from gssl.solvers.registry import SOLVERS
+from gssl.solvers.registry import SOLVERS, make_solver
 
 NAMES = sorted(SOLVERS)
 
@@ -33,6 +33,26 @@ def test_constructor_is_keyword_only(name):
     checks.check_keyword_only(SOLVERS[name])
     with pytest.raises(TypeError):
         SOLVERS[name](None)
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_no_default_is_a_shared_mutable_container(name):
+    checks.check_immutable_defaults(SOLVERS[name])
+
+
+def test_a_dict_default_is_named_by_the_check():
+    """KernelRLS's kernel default was one dict shared by every kernel solver: editing one
+    instance's kernel changed every other's default."""
+    from gssl.solvers.rls import KernelRLS
+
+    class SharedDefault(KernelRLS):
+        def __init__(self, *, kernel={"kind": "rbf", "sigma": "median"}, gamma_A=1e-6):  # noqa: B006
+            super().__init__(kernel=kernel, gamma_A=gamma_A)
+
+    with pytest.raises(checks.ContractError, match=r"the defaults of \['kernel'\] are mutable"):
+        checks.check_immutable_defaults(SharedDefault)
+    a, b = make_solver("lap_rls"), make_solver("tv_rls")
+    assert a.kernel == b.kernel == "rbf"  # (a str: nothing to edit in place)
 
 
 @pytest.mark.parametrize("name", NAMES)

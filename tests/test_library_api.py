@@ -76,11 +76,54 @@ def test_features_with_a_graph_spec_and_dense_w(small):
     (lambda X, W: sp.triu(W).tocsr(), GraphError, "not symmetric"),
     (lambda X, W: -W, GraphError, "negative weights"),
     (lambda X, W: W[:, :-1], GraphError, "square"),
+    # a Graph made by hand is checked as a bare W is, at its first fit
+    (lambda X, W: Graph(W=sp.triu(W).tocsr()), GraphError, r"Graph\(W=...\): W is not symmetric"),
+    (lambda X, W: Graph(W=-W), GraphError, r"Graph\(W=...\): W has \d+ negative weights"),
+    (lambda X, W: Graph(W=W, X=X[:10]), GraphError, r"Graph\(X=...\): the features must be a 2-D "
+                                                     r"array .* with a row per node of W \(400\)"),
 ])
 def test_bad_graph_input_says_what_to_do(make_input, error, message, small):
     X, y, G, y_train = small
     with pytest.raises(error, match=message):
         make_solver("laplace").fit(make_input(X, G.W), y_train)
+
+
+def test_a_hand_made_graph_is_checked_once_and_cleaned(small):
+    X, y, G, y_train = small
+    H = Graph(W=G.W + sp.identity(G.n_nodes, format="csr"))  # self-loops, as a user may build
+    make_solver("poisson").fit(H, y_train)
+    assert H.checked and H.W.diagonal().max() == 0  # dropped, as for a bare W
+    W = H.W
+    make_solver("poisson").fit(H, y_train)
+    assert H.W is W  # not checked again
+
+
+def test_a_list_or_a_spec_without_kind_builds_the_same_graph(small):
+    X, *_ = small
+    G = gssl.build_graph(X, k=6)
+    for H in (gssl.build_graph(X.tolist(), k=6), gssl.build_graph(X, {"k": 6})):
+        assert (H.W != G.W).nnz == 0
+    assert isinstance(gssl.build_graph(X.tolist(), kind="lle", k=6).X, np.ndarray)
+
+
+@pytest.mark.parametrize("labels, n_classes, message", [
+    (lambda y: y.astype(np.uint8), None, r"y is unsigned \(uint8\) and holds 255, which is what -1 "
+                                         r"becomes"),
+    (lambda y: y, "10", r"n_classes must be an integer >= 2 .* got '10'"),
+    (lambda y: y, 1, r"n_classes must be an integer >= 2"),
+])
+def test_labels_that_would_be_misread_are_refused(labels, n_classes, message, small):
+    X, y, G, y_train = small
+    with pytest.raises(SolverError, match=message):
+        make_solver("poisson").fit(G, labels(y_train), n_classes=n_classes)
+
+
+def test_score_with_the_mask_by_position_says_pass_it_by_keyword(small):
+    X, y, G, y_train = small
+    est = make_solver("lap_rls").fit(G, y_train)
+    with pytest.raises(SolverError, match=r"pass the mask as a keyword: score\(y_true, mask=...\)"):
+        est.score(y, y_train == -1)
+    assert 0.5 < est.score(y, mask=y_train == -1) <= 1.0
 
 
 def test_nan_labels_say_use_minus_one(small):

@@ -198,23 +198,43 @@ def as_graph(G, graph: dict | None = None) -> Graph:
         if graph is not None:
             raise ConfigError("graph= builds a graph from features, but a gssl Graph was given: "
                               "drop graph=")
-        return G
+        return _checked_graph(G)
     if graph is not None:
         if not isinstance(graph, dict):
             raise ConfigError(f"graph= must be a graph spec mapping, e.g. {{'k': 10}}, got {graph!r}")
         X = G if sp.issparse(G) else np.asarray(G, dtype=np.float64)
         return build_graph(X, {"kind": "knn", **graph})
     if sp.issparse(G):
-        return Graph(W=check_weight_matrix(G))
+        return Graph(W=check_weight_matrix(G), checked=True)
     if isinstance(G, np.ndarray) and G.ndim == 2 and G.shape[0] == G.shape[1]:
         try:
-            return Graph(W=check_weight_matrix(G))
+            return Graph(W=check_weight_matrix(G), checked=True)
         except GraphError as exc:  # a square array may hold features (n points, n dimensions)
             raise GraphError(f"{exc}; if the array holds features, pass graph={{'k': 10, ...}} to "
                              f"build a graph from them") from exc
     raise ConfigError(f"fit takes a gssl Graph, a weight matrix W (SciPy sparse or a square array) or "
                       f"features X with graph={{'k': 10, ...}}; got {type(G).__name__} of shape "
                       f"{getattr(G, 'shape', None)}: to build a kNN graph from features, pass graph=")
+
+
+def _checked_graph(G: Graph) -> Graph:
+    """A Graph made by hand, its W checked (and its self-loops dropped) once, in place; its
+    features and LLE weights sized to its nodes. GraphError says what does not fit."""
+    if not G.checked:
+        try:
+            G.W = check_weight_matrix(G.W)
+        except GraphError as exc:
+            raise GraphError(f"Graph(W=...): {exc}") from None
+        G.checked = True
+    n = G.n_nodes
+    if G.X is not None and (not hasattr(G.X, "shape") or len(G.X.shape) != 2 or G.X.shape[0] != n):
+        raise GraphError(f"Graph(X=...): the features must be a 2-D array (or sparse matrix) with a "
+                         f"row per node of W ({n}), got {type(G.X).__name__} of shape "
+                         f"{getattr(G.X, 'shape', None)}")
+    if G.V is not None and getattr(G.V, "shape", None) != (n, n):
+        raise GraphError(f"Graph(V=...): the LLE weights must be {n} x {n} as W, got shape "
+                         f"{getattr(G.V, 'shape', None)}")
+    return G
 
 
 def _precomputed(W, X) -> sp.csr_matrix:
@@ -271,11 +291,13 @@ def build_graph(X=None, spec: dict | None = None, W=None, **keys) -> Graph:
                 f"another graph from X and would discard W: drop W= to build that graph from X, "
                 f"or drop the spec (or give kind 'precomputed', whose keys are laplacian and "
                 f"laplacian_power) to use W as the graph; build_graph(X, W=W) keeps X as graph.X")
-    elif keys or spec is None:
+    else:
         if spec is None and not keys and X is None:
             raise ConfigError("build_graph needs features X (or a weight matrix W) and a graph spec, "
                               "e.g. build_graph(X, k=10) or build_graph(X, {'kind': 'knn', 'k': 10})")
-        spec = {"kind": "knn", **(spec or {}), **keys}
+        spec = {"kind": "knn", **(spec or {}), **keys}  # (a spec dict without kind: knn too)
+    if X is not None and not (sp.issparse(X) or isinstance(X, np.ndarray)):
+        X = np.asarray(X, dtype=np.float64)  # a list or a DataFrame: the array every builder reads
     spec = validate_graph_spec(spec)
     kind, V = spec["kind"], None
     params = dict(spec)
@@ -292,4 +314,4 @@ def build_graph(X=None, spec: dict | None = None, W=None, **keys) -> Graph:
         Wg = symmetrize(binary(None, idx), spec["symmetrize"])
         V = lle_weights(X, spec["k"], spec["reg"], idx=idx)
     return Graph(W=Wg, V=V, X=X, params=params, laplacian_kind=spec["laplacian"],
-                 laplacian_power=int(spec["laplacian_power"]))
+                 laplacian_power=int(spec["laplacian_power"]), checked=True)

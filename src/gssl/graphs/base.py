@@ -12,7 +12,7 @@ import scipy.sparse as sp
 class Graph:
     """A weighted undirected graph over n nodes.
 
-    W: symmetric CSR (n, n), non-negative, zero diagonal.
+    W: symmetric CSR (n, n), non-negative, zero diagonal (checked at the first fit).
     V: LLE barycentric weights (CSR, rows sum to one) when the graph is an LLE graph, else None.
     X: node features (dense or CSR) for RKHS methods; None for graph-only datasets.
     params: the graph's config entry (as built).
@@ -25,6 +25,9 @@ class Graph:
     params: dict = field(default_factory=dict)
     laplacian_kind: str = "normalized"
     laplacian_power: int = 1
+    # W passed check_weight_matrix (gssl's builders and cache reader set it; a Graph made by
+    # hand is checked once, at its first fit)
+    checked: bool = field(default=False, repr=False, compare=False)
 
     @property
     def n_nodes(self) -> int:

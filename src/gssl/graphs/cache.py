@@ -57,4 +57,4 @@ def load_graph(path, expect_params: dict | None = None, rule: str | None = None)
     graph_params = json.loads(attrs["graph_params"]) if "graph_params" in attrs else attrs["params"]
     return Graph(W=W, V=None if V is None else sp.csr_matrix(V, dtype=np.float64), X=None,
                  params=graph_params, laplacian_kind=kind,
-                 laplacian_power=int(attrs.get("laplacian_power", 1)))
+                 laplacian_power=int(attrs.get("laplacian_power", 1)), checked=True)

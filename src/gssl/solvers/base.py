@@ -8,6 +8,7 @@ out-of-sample extension.
 from __future__ import annotations
 
 import warnings
+from numbers import Integral
 
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin
@@ -23,7 +24,7 @@ class SemiSupervisedClassifier(ParamValidation, ClassifierMixin, BaseEstimator):
 
     Beside fit: ``fit_predict`` (the labels of every node), ``predict`` / ``decision_function`` /
     ``predict_proba`` (labels, class scores, normalised scores; of the graph's nodes or, where the
-    method has an out-of-sample extension, of new points) and ``score(y_true, mask=None)`` (the
+    method has an out-of-sample extension, of new points) and ``score(y_true, *, mask=None)`` (the
     accuracy of the nodes' labels).
 
     The estimator contract: keyword-only constructors that store each parameter as given (and
@@ -222,6 +223,10 @@ class SemiSupervisedClassifier(ParamValidation, ClassifierMixin, BaseEstimator):
         from sklearn.metrics import accuracy_score
 
         if y is not None:
+            if np.ndim(y_true) == 1:  # labels, not new points: score(y_true, mask) by position
+                raise SolverError("score(y_true, y): a 1-D first argument holds labels, not new "
+                                  "points X_new; to score some graph nodes, pass the mask as a "
+                                  "keyword: score(y_true, mask=...)")
             if mask is not None:
                 raise SolverError("score(X_new, y) scores new points; mask selects graph nodes: "
                                   "call score(y_true, mask=...) for those")
@@ -328,6 +333,14 @@ def check_labels(graph, y, n_classes: int | None = None) -> tuple[np.ndarray, np
                           f"{y.shape}")
     if y.dtype.kind not in "iu" and not (y.dtype.kind == "f" and np.all(y == np.round(y))):
         raise SolverError(f"y must hold integer class labels (-1 = unlabeled), got dtype {y.dtype}")
+    if y.dtype.kind == "u" and y.size and y.max() == np.iinfo(y.dtype).max:
+        raise SolverError(f"y is unsigned ({y.dtype}) and holds {y.max()}, which is what -1 becomes "
+                          f"there: give y a signed dtype, e.g. y.astype(np.int64), with -1 for "
+                          f"unlabeled nodes")
+    if n_classes is not None and (isinstance(n_classes, bool) or not isinstance(n_classes, Integral)
+                                  or n_classes < 2):
+        raise SolverError(f"n_classes must be an integer >= 2 (the number of classes), got "
+                          f"{n_classes!r}")
     y = y.astype(np.int64)
     labeled = y != -1
     if n_classes is None:

@@ -3,6 +3,7 @@
 
 A solver is a scikit-learn estimator over a gssl graph: keyword-only constructor parameters, each
 declared in ``_parameter_constraints``; ``clone`` and ``get_params``/``set_params`` round-trip;
+no mutable default (a dict or list shared by every instance);
 ``fit(graph, y, n_classes=None)`` with ``y == -1`` on unlabeled nodes neither changes a parameter
 nor depends on anything but the parameters (the same ``random_state`` gives the same results)
 nor leaves an array in a reference cycle; it sets ``transduction_`` (a label per node) and,
@@ -100,6 +101,18 @@ def check_keyword_only(cls) -> None:
     if positional:
         raise ContractError(f"{cls.__name__}: constructor parameters {positional} can be given by "
                             f"position; make them keyword-only (def __init__(self, *, ...))")
+
+
+def check_immutable_defaults(cls) -> None:
+    """No constructor default is a mutable container: a dict default is one object shared by every
+    instance built without that parameter, so that ``est.kernel["sigma"] = 5`` on one changes the
+    others (and the class's own default)."""
+    mutable = [p.name for p in inspect.signature(cls.__init__).parameters.values()
+               if isinstance(p.default, (dict, list, set, bytearray, np.ndarray))]
+    if mutable:
+        raise ContractError(f"{cls.__name__}: the defaults of {mutable} are mutable containers, "
+                            f"shared by every instance; use an immutable default (a str, a tuple, "
+                            f"None) and build the container in fit")
 
 
 def check_params_round_trip(cls, params: dict) -> None:
@@ -284,6 +297,7 @@ def check_solver(solver, params: dict | None = None) -> list[str]:
 
     run(check_constraints, cls)
     run(check_keyword_only, cls)
+    run(check_immutable_defaults, cls)
     if failures:  # the rest builds the estimator from its declared parameters
         return failures
     run(check_params_round_trip, cls, params)

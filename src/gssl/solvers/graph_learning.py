@@ -48,7 +48,7 @@ class _GraphLearner(SemiSupervisedClassifier):
         if n_out:  # solve on the labeled components; the others abstain (label -1)
             keep = np.flatnonzero(reach)
             X = None if graph.X is None else graph.X[keep]
-            graph = Graph(W=graph.W[keep][:, keep], X=X, params=graph.params)
+            graph = Graph(W=graph.W[keep][:, keep], X=X, params=graph.params, checked=True)
             codes_all, codes, comp = codes, codes[keep], comp[keep]
         self._comp = comp
         try:

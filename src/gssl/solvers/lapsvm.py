@@ -95,7 +95,7 @@ class LapSVMDual(_ManifoldKernelMachine):
 
     Parameters
     ----------
-    kernel : str or dict, default={"kind": "rbf", "sigma": "median"}
+    kernel : str or dict, default="rbf" (sigma "median")
         Kernel spec (:func:`gssl.optim.kernels.validate_kernel`).
     gamma_A : float > 0, default=1e-6
         Ambient (RKHS norm) weight.
@@ -167,7 +167,7 @@ class LapSVMNewton(_ManifoldKernelMachine):
 
     Parameters
     ----------
-    kernel : str or dict, default={"kind": "rbf", "sigma": "median"}
+    kernel : str or dict, default="rbf" (sigma "median")
         Kernel spec (:func:`gssl.optim.kernels.validate_kernel`).
     gamma_A : float > 0, default=1e-6
         Ambient (RKHS norm) weight.
@@ -273,7 +273,7 @@ class LapSVMPCG(_PCGParams, _ManifoldKernelMachine):
 
     Parameters
     ----------
-    kernel : str or dict, default={"kind": "rbf", "sigma": "median"}
+    kernel : str or dict, default="rbf" (sigma "median")
         Kernel spec (:func:`gssl.optim.kernels.validate_kernel`).
     gamma_A : float > 0, default=1e-6
         Ambient (RKHS norm) weight.
@@ -360,7 +360,7 @@ class LapRLSC(_PCGParams, _ManifoldKernelMachine):
 
     Parameters
     ----------
-    kernel : str or dict, default={"kind": "rbf", "sigma": "median"}
+    kernel : str or dict, default="rbf" (sigma "median")
         Kernel spec (:func:`gssl.optim.kernels.validate_kernel`).
     gamma_A : float > 0, default=1e-6
         Ambient (RKHS norm) weight.

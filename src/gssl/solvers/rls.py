@@ -14,7 +14,9 @@ from ..optim.linalg import relative_residual, solve_dense, solve_spd
 from .base import SemiSupervisedClassifier, ova_scores, ova_targets, require_features
 from .params import Check, Int, StrOptions, nonnegative, positive
 
-DEFAULT_KERNEL = {"kind": "rbf", "sigma": "median"}  # never mutated (validate_kernel copies)
+# the rbf kernel with the median heuristic width; a str, immutable: a dict default would be one
+# object shared by every instance, so that est.kernel["sigma"] = 5 changed every other default
+DEFAULT_KERNEL = "rbf"
 
 # the one constraint of every kernel method's ``kernel`` parameter; validate_kernel's ConfigError
 # (unknown key, bad width, ...) becomes the "Reason:" of the message
@@ -49,7 +51,7 @@ class KernelRLS(_KernelExpansion):
 
     Parameters
     ----------
-    kernel : str or dict, default={"kind": "rbf", "sigma": "median"}
+    kernel : str or dict, default="rbf" (sigma "median")
         Kernel spec (:func:`gssl.optim.kernels.validate_kernel`): "rbf", "linear", "polynomial" or a
         mapping with "kind" and that kind's keys.
     gamma_A : float, default=1e-6
@@ -108,7 +110,7 @@ class LaplacianRLS(_KernelExpansion):
 
     Parameters
     ----------
-    kernel : str or dict, default={"kind": "rbf", "sigma": "median"}
+    kernel : str or dict, default="rbf" (sigma "median")
         Kernel spec (:func:`gssl.optim.kernels.validate_kernel`).
     gamma_A : float, default=1e-6
         Ambient (RKHS norm) weight, > 0.

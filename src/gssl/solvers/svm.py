@@ -26,7 +26,7 @@ class KernelSVM(SemiSupervisedClassifier):
 
     Parameters
     ----------
-    kernel : str or dict, default={"kind": "rbf", "sigma": "median"}
+    kernel : str or dict, default="rbf" (sigma "median")
         Kernel spec (:func:`gssl.optim.kernels.validate_kernel`).
     C : float, default=1.0
         libsvm's penalty, > 0.
