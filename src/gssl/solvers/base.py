@@ -20,7 +20,8 @@ from .params import ParamValidation
 
 
 class SemiSupervisedClassifier(ParamValidation, ClassifierMixin, BaseEstimator):
-    """fit(graph, y, n_classes=None) with y == -1 on unlabeled nodes.
+    """fit(X, y, n_classes=None, validation=None, *, graph=None) with y == -1 on unlabeled nodes;
+    X a gssl Graph, a weight matrix W, or features with ``graph`` = a spec to build one.
 
     Beside fit: ``fit_predict`` (the labels of every node), ``predict`` / ``decision_function`` /
     ``predict_proba`` (labels, class scores, normalised scores; of the graph's nodes or, where the
