@@ -222,10 +222,13 @@ def _checked_graph(G: Graph) -> Graph:
     features and LLE weights sized to its nodes. GraphError says what does not fit."""
     if not G.checked:
         try:
-            G.W = check_weight_matrix(G.W)
+            W = check_weight_matrix(G.W)
         except GraphError as exc:
             raise GraphError(f"Graph(W=...): {exc}") from None
-        G.checked = True
+        if not (sp.issparse(G.W) and G.W.format == "csr" and G.W.dtype == np.float64
+                and not G.W.diagonal().any()):
+            G.W = W  # converted, or its self-loops dropped; else the very matrix is kept, so that
+        G.checked = True  # a shared_graph_operators(G.W) block still finds its operators
     n = G.n_nodes
     if G.X is not None and (not hasattr(G.X, "shape") or len(G.X.shape) != 2 or G.X.shape[0] != n):
         raise GraphError(f"Graph(X=...): the features must be a 2-D array (or sparse matrix) with a "

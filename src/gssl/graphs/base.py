@@ -26,7 +26,7 @@ class Graph:
     laplacian_kind: str = "normalized"
     laplacian_power: int = 1
     # W passed check_weight_matrix (gssl's builders and cache reader set it; a Graph made by
-    # hand is checked once, at its first fit)
+    # hand is checked once, at its first fit; True by hand: you vouch for W as it is)
     checked: bool = field(default=False, repr=False, compare=False)
 
     @property
