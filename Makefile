@@ -10,7 +10,7 @@ STAMP  := $(VENV)/.installed
 help:
 	@echo "make run    - create $(VENV), install, run the default workflow (config/config.yaml)"
 	@echo "make test   - create/update $(VENV), run the test suite (what CI runs)"
-	@echo "make check  - the development loop: unit tests only (no workflow runs), about 2 min"
+	@echo "make check  - the development loop: unit tests only (no workflow runs), about 1.5 min"
 	@echo "make lint   - snakemake --lint"
 	@echo "make report - HTML report of the last run (results/report.html)"
 	@echo "make ui     - MLflow UI on results/mlflow.db (http://127.0.0.1:5000)"
