@@ -185,7 +185,9 @@ def check_no_arrays_in_cycles(cls, params: dict, problem) -> None:
             seen.add(id(obj))
             if isinstance(obj, np.ndarray):
                 arrays.append(obj)
-            elif isinstance(obj, (dict, list, tuple, set)) or hasattr(obj, "__dict__"):
+            # (an instance with a __dict__ slot, asked of its type: hasattr would call a
+            # class's own __getattr__, and SQLAlchemy's raises NameError)
+            elif isinstance(obj, (dict, list, tuple, set)) or type(obj).__dictoffset__:
                 nxt.append(obj)
         frontier = nxt
     held = sum(a.nbytes for a in arrays)
