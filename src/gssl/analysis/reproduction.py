@@ -201,20 +201,25 @@ def read_table(results_dirs, experiment: str) -> tuple[pd.DataFrame, Path] | Non
     return None
 
 
-def wall_seconds(results: Path, experiments, datasets) -> tuple[float, float] | None:
+def wall_seconds(results: Path, experiments, datasets,
+                 read: dict | None = None) -> tuple[float, float] | None:
     """(wall, Σ job seconds) of the jobs of ``experiments`` and of their datasets' data, feature
     and graph jobs, read from the run's benchmark files: each file's modification time is its
     job's end and its ``s`` column its duration. The wall is the time during which at least one
     of them ran (the union of their intervals), so that a results folder filled over several
     sessions (a cached graph, a resumed run) does not count the hours between them, and runs of
     the folder that overlapped count once. Jobs without a benchmark (splits, selection choice) are
-    left out; they take seconds."""
+    left out; they take seconds. ``read``: benchmark file -> its seconds, filled and reused
+    across calls (a page asks per table, then per experiment)."""
+    read = {} if read is None else read
     spans = []
     for tsv in (Path(results) / "benchmarks").rglob("*.tsv"):
         rule, first = tsv.relative_to(Path(results) / "benchmarks").parts[:2]
         owner = first.removesuffix(".tsv")
         if owner in (experiments if rule not in ("dataset", "features", "graphs") else datasets):
-            seconds = float(pd.read_csv(tsv, sep="\t")["s"].iloc[0])
+            if tsv not in read:
+                read[tsv] = float(pd.read_csv(tsv, sep="\t")["s"].iloc[0])
+            seconds = read[tsv]
             end = tsv.stat().st_mtime
             spans.append((end - seconds, end, seconds))
     if not spans:
@@ -350,6 +355,7 @@ def build_page(config_path, results_dirs, default_config="config/config.yaml",
     config = load_config(config_path, default_config)
     decimals = table_decimals(config)
     cells, found, missing, kept, where = [], [], [], [], {}
+    read: dict = {}  # benchmark file -> seconds, read once for the tables and the experiments
     for exp in reproduced_experiments(config):
         hit = read_table(results_dirs, exp)
         if hit is None:
@@ -370,7 +376,7 @@ def build_page(config_path, results_dirs, default_config="config/config.yaml",
         exps = [e for e in found if any(c.experiment == e for c in in_table)]
         kept_here = [e for e in kept if any(c.experiment == e for c in in_table)]
         absent = [e for e in missing if _experiment_tables(config, e) & {name}]
-        timing = _timing(where, config, exps) if exps else None
+        timing = _timing(where, config, exps, read) if exps else None
         if kept_here:   # runs of different sessions: their walls add up
             old = _kept_timing(previous, name, kept_here)
             timing = (None if old is None or (exps and timing is None)
@@ -382,7 +388,7 @@ def build_page(config_path, results_dirs, default_config="config/config.yaml",
             *(timing or (None, None)), kept_here))
     times = {}
     for e in found + kept:
-        t = (_timing(where, config, [e]) if e in where else
+        t = (_timing(where, config, [e], read) if e in where else
              next(filter(None, (_kept_timing(previous, n, [e]) for n in _table_names(config))),
                   None))
         if t:
@@ -390,13 +396,13 @@ def build_page(config_path, results_dirs, default_config="config/config.yaml",
     return Page(paper, cells, summaries, missing, config, times)
 
 
-def _timing(where: dict, config: dict, exps: list) -> tuple[float, float] | None:
+def _timing(where: dict, config: dict, exps: list, read: dict) -> tuple[float, float] | None:
     """The wall and job seconds of these experiments, when one results folder holds them all."""
     folders = {where[e] for e in exps}
     if len(folders) != 1:
         return None
     datasets = {d for e in exps for d in config["experiments"][e]["datasets"]}
-    return wall_seconds(folders.pop(), exps, datasets)
+    return wall_seconds(folders.pop(), exps, datasets, read)
 
 
 def _paper_name(config: dict, fallback: str) -> str:

@@ -63,13 +63,13 @@ def verify_results(results) -> tuple[list[str], dict, list[str]]:
         counts["MLflow runs"] += n_runs
     # ledgers written before they recorded the pending files' sha256 list none of them
     listed = bool(infos) and all(isinstance(i, dict) and "pending" in i for i in infos.values())
-    notes = []
+    notes, shas = [], {}  # shas: pending-runs file (resolved) -> its sha256, each read once
     for path in sorted(results.rglob("*.mlflow.json.gz")):
         if path.name.startswith("."):
             continue
         counts["pending-runs files"] += 1
-        found = _check_pending(path, *pending.get(path.resolve(), (None, None)))
-        if not found and listed and path.resolve() not in pending and not _orphan(path, stored):
+        found, shas[path.resolve()] = _check_pending(path, *pending.get(path.resolve(), (None, None)))
+        if not found and listed and path.resolve() not in pending and not _orphan(path, shas, stored):
             found = [f"{path}: in no experiment's logging ledger: its runs were never logged (run the "
                      f"workflow to the end: snakemake --cores N)"]
         problems += found
@@ -77,7 +77,7 @@ def verify_results(results) -> tuple[list[str], dict, list[str]]:
         counts["job outputs"] += 1
         if path.resolve() in logged or path.name.startswith("."):
             continue
-        if _orphan(path.with_name(path.name[:-len(".json")] + ".mlflow.json.gz"), stored):
+        if _orphan(path.with_name(path.name[:-len(".json")] + ".mlflow.json.gz"), shas, stored):
             notes.append(f"{path}: orphaned: no experiment's config produces it any more (its MLflow "
                          f"runs are superseded); delete it with its .mlflow.json.gz")
         else:
@@ -87,17 +87,12 @@ def verify_results(results) -> tuple[list[str], dict, list[str]]:
     return problems, counts, notes
 
 
-def _orphan(pending: Path, stored: set) -> bool:
+def _orphan(pending: Path, shas: dict, stored: set) -> bool:
     """Whether an MLflow store a ledger names holds the run trees of this very pending-runs file
-    (its path and sha256, the root runs' ``gssl.record`` tag), FINISHED and superseded."""
-    from ..errors import TrackingError
-    from ..tracking.records import read_pending_file
-
-    try:
-        sha, _ = read_pending_file(pending)
-    except (OSError, TrackingError):
-        return False
-    return (pending.resolve(), sha[:32]) in stored
+    (its path and sha256, as read by the pending files' check; the root runs' ``gssl.record``
+    tag), FINISHED and superseded."""
+    sha = shas.get(pending.resolve())
+    return sha is not None and (pending.resolve(), sha[:32]) in stored
 
 
 # the cache folders of a results folder: the kind of file each holds, its rule and its reader
@@ -186,22 +181,24 @@ def _check_cache_file(path: Path, results: Path, expected: dict) -> list[str]:
     return []
 
 
-def _check_pending(path: Path, logged_sha: str | None, ledger: Path | None) -> list[str]:
+def _check_pending(path: Path, logged_sha: str | None,
+                   ledger: Path | None) -> tuple[list[str], str | None]:
     """A pending-runs file: readable and matching the sha256 written in it, and the very bytes its
-    logging job logged (the sha256 its ledger recorded)."""
+    logging job logged (the sha256 its ledger recorded). Returns (problems, its sha256: None when
+    unreadable)."""
     from ..errors import TrackingError
     from ..tracking.records import read_pending_file
 
     try:
         sha, _ = read_pending_file(path)
     except TrackingError as exc:
-        return [str(exc)]
+        return [str(exc)], None
     if logged_sha is not None and sha != logged_sha:
         return [f"{path}: its sha256 {sha[:12]}... is not the {logged_sha[:12]}... {ledger} logged: the "
                 f"file changed after its runs were logged (an edit, or its job ran again since): run "
                 f"the workflow to the end (snakemake --cores N) to log it, or delete it and its job's "
-                f"output and rerun"]
-    return []
+                f"output and rerun"], sha
+    return [], sha
 
 
 def _metrics_differ(recorded: dict, logged: dict) -> list[str]:

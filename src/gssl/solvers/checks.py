@@ -2,13 +2,13 @@
 (as scikit-learn's ``check_estimator``): ``gssl solvers check NAME_OR_PATH`` prints each failure.
 
 A solver is a scikit-learn estimator over a gssl graph: keyword-only constructor parameters, each
-declared in ``_parameter_constraints``; ``clone`` and ``get_params``/``set_params`` round-trip;
-no mutable default (a dict or list shared by every instance);
-``fit(graph, y, n_classes=None)`` with ``y == -1`` on unlabeled nodes neither changes a parameter
-nor depends on anything but the parameters (the same ``random_state`` gives the same results)
-nor leaves an array in a reference cycle; it sets ``transduction_`` (a label per node) and,
-where the method has class scores, ``decision_function_`` (n, C), finite; a bad value of each declared kind is a ConfigError naming
-the parameter, at construction through :func:`make_solver` and again at fit.
+declared in ``_parameter_constraints``, none with a mutable default (a dict or list shared by every
+instance); ``clone`` and ``get_params``/``set_params`` round-trip; ``fit(graph, y,
+n_classes=None)`` with ``y == -1`` on unlabeled nodes neither changes a parameter nor depends on
+anything but the parameters (the same ``random_state`` gives the same results) nor leaves an
+array in a reference cycle; it sets ``transduction_`` (a label per node) and, where the method
+has class scores, ``decision_function_`` (n, C), finite; a bad value of each declared kind is a
+ConfigError naming the parameter, at construction through :func:`make_solver` and again at fit.
 
 Examples
 --------
