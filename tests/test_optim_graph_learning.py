@@ -200,7 +200,8 @@ def test_coupled_cg_solves_singular_systems_with_dependent_sources():
     """Poisson learning's system: I - Wn is singular (its null vector d^1/2) and the centred
     sources sum to zero over the classes, so the block is rank deficient from the first step.
     The dependent direction is dropped, the solution is found, and it keeps the sources'
-    dependence (the columns sum to zero) and lies in the range (orthogonal to d^1/2)."""
+    dependence (the columns sum to zero) and lies in the range (orthogonal to d^1/2), whatever
+    the BLAS kernel's rounding (test_blas_kernels.py runs this under each)."""
     ng = normalized_graph(_clusters(seed=4))
     n = ng.Wn.shape[0]
     A = sp.csr_matrix(sp.identity(n) - ng.Wn)
@@ -210,11 +211,55 @@ def test_coupled_cg_solves_singular_systems_with_dependent_sources():
     B[rng.choice(n, 12, replace=False), np.arange(12) % 4] = 1.0
     B -= B.mean(axis=1, keepdims=True)     # every row sums to 0 over the classes
     B -= np.outer(v, v @ B) / (v @ v)      # every column in A's range (rows still sum to 0)
-    got = coupled_cg(lambda P: A @ P, B, tol=1e-9, max_iter=2000)
+    null_space = (v / np.linalg.norm(v))[:, None]
+    got = coupled_cg(lambda P: A @ P, B, tol=1e-9, max_iter=2000, null_space=null_space)
     scale = np.abs(got.X).max()
     assert got.converged and np.all(got.residual <= 1e-9)
     assert np.abs(got.X.sum(axis=1)).max() <= 1e-7 * scale
     assert np.abs(v @ got.X).max() <= 1e-7 * scale * np.linalg.norm(v)
+
+
+def test_block_cg_keeps_a_singular_solve_in_the_range():
+    """One CG per column on the same singular system: with the null space given, a source with
+    a null-space part is solved in the range (its part there dropped), and the solution is
+    orthogonal to d^1/2: the range part of the solution without the null space given, which
+    carries the start's null part."""
+    ng = normalized_graph(_clusters(seed=4))
+    n = ng.Wn.shape[0]
+    A = sp.csr_matrix(sp.identity(n) - ng.Wn)
+    v = 1.0 / ng.s
+    N = (v / np.linalg.norm(v))[:, None]
+    B = np.random.default_rng(3).standard_normal((n, 3))
+    in_range = B - N @ (N.T @ B)
+    got = block_cg(lambda P: A @ P, B, X0=B, tol=1e-9, max_iter=4000, null_space=N)
+    assert got.converged
+    assert np.abs(N.T @ got.X).max() <= 1e-12 * np.abs(got.X).max()
+    np.testing.assert_allclose(A @ got.X, in_range, atol=1e-8 * np.abs(B).max())
+    X0 = B + N @ np.array([[10.0, 20.0, 30.0]])
+    plain = block_cg(lambda P: A @ P, in_range, X0=X0, tol=1e-9, max_iter=4000)
+    np.testing.assert_allclose(N.T @ plain.X, N.T @ X0, rtol=1e-3)  # X0's null part stays
+    np.testing.assert_allclose(got.X, plain.X - N @ (N.T @ plain.X), atol=1e-7 * np.abs(got.X).max())
+    with pytest.raises(ValueError, match="unpreconditioned"):
+        block_cg(lambda P: A @ P, B, precond=np.ones(n), null_space=N)
+
+
+def test_poisson_solution_is_centred_on_every_component():
+    """sum_i d_i U_i = 0 on each connected component (the null space of L on a graph of several
+    pieces), and L U = B, with sources centred per component."""
+    W = sp.csr_matrix(sp.block_diag([_clusters(3, 60, seed=1), _clusters(2, 50, seed=2),
+                                      sp.csr_matrix((2, 2))]))
+    comp = components(W)
+    codes = -np.ones(W.shape[0], dtype=int)
+    codes[[0, 70, 130, 185, 200, 260]] = [0, 1, 2, 0, 1, 2]
+    B = kernels.poisson_source(codes, 3, comp)
+    U, cg = kernels.poisson_cg(W, B, tol=1e-10)
+    d = np.asarray(W.sum(axis=1)).ravel()
+    assert cg.converged
+    for c in range(comp.max() + 1):
+        on = comp == c
+        assert np.abs(d[on] @ U[on]).max() <= 1e-10 * max(np.abs(U[on]).max(), 1.0)
+    L = sp.csr_matrix(sp.diags(d) - W)
+    assert np.abs(L @ U - B).max() <= 1e-8
 
 
 def test_coupled_cg_stops_at_once_on_zero_sources_and_reports_a_short_budget():

@@ -15,6 +15,16 @@ block the calls cost as much as the sparse product). The same roundings in the s
 update a product then a sum; each dot product summed down the rows, as einsum does for blocks of
 two columns or more), so the same iterates; a single column's dot products einsum sums in another
 order, so those differ in the last bits.
+
+A singular A (Poisson learning's I - D^-1/2 W D^-1/2, whose null space is d^1/2 on each connected
+component) is solved in its range: given an orthonormal basis N of the null space, the right-hand
+side is projected onto the range before the solve and the solution after it. The iterates may
+drift into the null space by rounding (nothing pulls them back, and A does not see it, so the
+residuals and steps are unaffected); on a CPU whose BLAS kernel rounds otherwise (OpenBLAS's
+SkylakeX kernel against its Haswell one) the drift was 10^4 times a test's bound, a per-class
+constant in Poisson's scores. Projecting the residual at every step as well gave the same
+solution to rounding and made a Poisson fit 20 % slower (MNIST's test set, 3 draws); the two
+projections cost two passes over the block.
 """
 
 from __future__ import annotations
@@ -36,6 +46,14 @@ class BlockCGResult:
 
 def _colnorm2(A: np.ndarray) -> np.ndarray:
     return np.einsum("ij,ij->j", A, A)
+
+
+def project_out(N, X: np.ndarray) -> np.ndarray:
+    """X - N (N' X) in place: X's columns made orthogonal to the span of N's orthonormal columns
+    (dense, or sparse such as one vector per connected component). N None: X unchanged."""
+    if N is not None:
+        X -= N @ (N.T @ X)
+    return X
 
 
 @njit(cache=True, nogil=True, boundscheck=False)
@@ -81,20 +99,28 @@ def _direction(P, Z, beta):
 
 
 def block_cg(matvec: Callable[[np.ndarray], np.ndarray], B: np.ndarray, X0: np.ndarray | None = None,
-             *, precond: np.ndarray | None = None, tol: float = 1e-6,
-             max_iter: int = 1000) -> BlockCGResult:
+             *, precond: np.ndarray | None = None, tol: float = 1e-6, max_iter: int = 1000,
+             null_space=None) -> BlockCGResult:
     """Solve A X = B column by column by (Jacobi-preconditioned) conjugate gradients.
 
     ``matvec(P)`` returns A P for an (n, k) block; ``precond`` is the diagonal of M^-1 (e.g.
     1 / diag(A)), or None. A column stops when |b - A x| <= tol |b| (a zero column is solved by
     x = 0 at once). A singular A is fine when B lies in its range (graph Laplacians with
     mean-zero sources): CG then stays in the range and converges to the solution of least norm
-    (in the preconditioned inner product) plus the null-space part of X0.
+    (in the preconditioned inner product) plus the null-space part of X0. ``null_space``: an
+    (n, m) orthonormal basis N of A's null space (dense or sparse), for an unpreconditioned
+    solve: B and X0 are projected onto the range, and the solution at the end (the least-norm
+    solution, whatever the rounding).
     """
     B = np.asarray(B, dtype=np.float64)
     squeeze = B.ndim == 1
     B = np.ascontiguousarray(B[:, None] if squeeze else B)  # the kernels' layout
+    if null_space is not None:
+        if precond is not None:  # the range of M^-1 A is not N's complement: not needed yet
+            raise ValueError("block_cg: null_space is for unpreconditioned solves")
+        B = project_out(null_space, B.copy())
     X = np.zeros_like(B) if X0 is None else np.array(X0, dtype=np.float64, order="C").reshape(B.shape)
+    project_out(null_space, X)
     R = np.ascontiguousarray(B - matvec(X)) if X0 is not None else B.copy()
     Z = R * precond[:, None] if precond is not None else R
     P = Z.copy()
@@ -121,6 +147,7 @@ def block_cg(matvec: Callable[[np.ndarray], np.ndarray], B: np.ndarray, X0: np.n
         rz = rz_new
         it += 1
     res = np.sqrt(rr / b2)
+    X = project_out(null_space, X)
     X = X[:, 0] if squeeze else X
     return BlockCGResult(X=X, n_iter=it, residual=res, converged=bool(np.all(rr <= stop)))
 
@@ -144,7 +171,7 @@ def _pseudo_inverse(G: np.ndarray) -> np.ndarray:
 
 
 def coupled_cg(matvec: Callable[[np.ndarray], np.ndarray], B: np.ndarray, *, tol: float = 1e-6,
-               max_iter: int = 1000) -> BlockCGResult:
+               max_iter: int = 1000, null_space=None) -> BlockCGResult:
     """Solve A X = B for a symmetric positive (semi)definite A by block conjugate gradients
     (O'Leary 1980): the k columns share one Krylov space, so each step minimises the A-norm of
     every column's error over k directions at once, where ``block_cg`` takes one per column.
@@ -157,11 +184,15 @@ def coupled_cg(matvec: Callable[[np.ndarray], np.ndarray], B: np.ndarray, *, tol
     matrix P'AP (the breakdown-free variant of Ji & Li 2017). A column stops counting when
     |b - A x| <= tol |b| (the recursively updated residual, as ``block_cg``); the block stops when
     every column has. ``matvec`` may return the same buffer every call: its product is used up
-    before the next. A singular A is fine when B lies in its range.
+    before the next. A singular A is fine when B lies in its range; give its null space as
+    ``null_space`` (an (n, m) orthonormal basis, dense or sparse): B and the solution are then
+    projected onto the range.
     """
     B = np.asarray(B, dtype=np.float64)
     squeeze = B.ndim == 1
     B = np.ascontiguousarray(B[:, None] if squeeze else B)
+    if null_space is not None:
+        B = project_out(null_space, B.copy())
     X = np.zeros_like(B)
     R = B.copy()
     P = B.copy()
@@ -181,5 +212,6 @@ def coupled_cg(matvec: Callable[[np.ndarray], np.ndarray], B: np.ndarray, *, tol
         np.subtract(R, tmp, out=P)              # Q'(R - P G^+ Q'R) = 0 on G's kept span
         it += 1
     res = np.sqrt(rr / b2)
+    X = project_out(null_space, X)
     return BlockCGResult(X=X[:, 0] if squeeze else X, n_iter=it, residual=res,
                          converged=bool(np.all(rr <= stop)))

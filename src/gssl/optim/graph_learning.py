@@ -133,8 +133,26 @@ def product_into(A: sp.csr_matrix, P: np.ndarray, out: np.ndarray) -> np.ndarray
     return out
 
 
+def identity_minus_null_space(W, ng: NormalizedGraph) -> sp.csc_matrix:
+    """An orthonormal basis (n, m) of the null space of I - Wn, in ng's solve order: d^1/2 on
+    each connected component with an edge, normalized (m such components; a node without edges
+    has a row of I alone, which is regular). Built once per W inside a shared_graph_operators
+    block."""
+    def build():
+        comp = components(W)
+        v = ng.to_solve_order(np.sqrt(ng.d))
+        c = ng.to_solve_order(comp)
+        norm2 = np.bincount(c, weights=v * v)
+        keep = norm2 > 0
+        column = np.cumsum(keep) - 1                    # component -> its column
+        rows = np.flatnonzero(keep[c])
+        vals = v[rows] / np.sqrt(norm2[c[rows]])
+        return sp.csc_matrix((vals, (rows, column[c[rows]])), shape=(v.size, int(keep.sum())))
+    return graph_operator(W, ("identity_minus_null_space", ng.perm is not None), build)
+
+
 def identity_minus_cg(ng: NormalizedGraph, rhs: np.ndarray, *, tol: float, max_iter: int,
-                      fixed: np.ndarray | None = None) -> BlockCGResult:
+                      fixed: np.ndarray | None = None, null_space=None) -> BlockCGResult:
     """Block CG (the columns share one Krylov space, ``coupled_cg``) on (I - Wn) X = rhs, in ng's
     solve order; X comes back in node order.
 
@@ -142,7 +160,9 @@ def identity_minus_cg(ng: NormalizedGraph, rhs: np.ndarray, *, tol: float, max_i
     0): the system is then the unlabeled block (I - Wn)_uu, solved on the whole index set with
     those rows of the product zeroed, so the splits of a cell share one matrix instead of each
     extracting its own block (the same numbers: the fixed nodes' zeros add nothing). The product
-    is written into one buffer (coupled_cg uses it before asking for the next)."""
+    is written into one buffer (coupled_cg uses it before asking for the next). ``null_space``:
+    the basis of I - Wn's null space when nothing is held (``identity_minus_null_space``): the
+    solution is then the one in the range, whatever the rounding."""
     Wn = ng.Wn
     held = None if fixed is None else (fixed if ng.position is None else ng.position[fixed])
     buf = np.empty(rhs.shape if rhs.ndim == 2 else (rhs.shape[0], 1))
@@ -152,7 +172,8 @@ def identity_minus_cg(ng: NormalizedGraph, rhs: np.ndarray, *, tol: float, max_i
         if held is not None:
             buf[held] = 0.0
         return buf
-    cg = coupled_cg(matvec, ng.to_solve_order(rhs), tol=tol, max_iter=max_iter)
+    cg = coupled_cg(matvec, ng.to_solve_order(rhs), tol=tol, max_iter=max_iter,
+                    null_space=null_space)
     cg.X = ng.to_node_order(cg.X)
     return cg
 
@@ -291,9 +312,12 @@ def poisson_cg(W, B: np.ndarray, *, tol: float = 1e-3, max_iter: int = 10000):
     """U with L U = B and sum_i d_i U_i = 0, by CG on the symmetric normalized system
     (I - D^-1/2 W D^-1/2) V = D^-1/2 B, U = D^-1/2 V (as GraphLearning does; the stop is each
     column's relative residual of that system, where GraphLearning stops on the absolute norm of
-    all columns' residuals). Returns (U, BlockCGResult)."""
+    all columns' residuals). V is projected orthogonal to the system's null space, d^1/2 on each
+    connected component, so sum_i d_i U_i = 0 holds on each component to rounding, on every
+    CPU. Returns (U, BlockCGResult)."""
     ng = normalized_graph(W)
-    cg = identity_minus_cg(ng, ng.s[:, None] * B, tol=tol, max_iter=max_iter)
+    cg = identity_minus_cg(ng, ng.s[:, None] * B, tol=tol, max_iter=max_iter,
+                           null_space=identity_minus_null_space(W, ng))
     return ng.s[:, None] * cg.X, cg
 
 
