@@ -186,11 +186,12 @@ def _registry_names() -> dict[str, list[str]]:
 
 
 def load_raw_schema() -> dict:
-    """The schema as written (registry keys name their registry; no names filled in)."""
+    """The schema as written (registry keys name their registry; no names filled in), with the
+    preprocessing steps' entries from their classes."""
     import yaml
-    from gssl.pipeline.config import schema_text
+    from gssl.pipeline.config import inject_steps, schema_text
 
-    return yaml.safe_load(schema_text())
+    return inject_steps(yaml.safe_load(schema_text()))
 
 
 def render() -> str:

@@ -10,7 +10,8 @@ from sklearn.preprocessing import MinMaxScaler, StandardScaler, normalize
 from sklearn.random_projection import GaussianRandomProjection, SparseRandomProjection
 
 from gssl.errors import CacheError, ConfigError, DatasetError
-from gssl.features import apply_chain, load_features, save_features, validate_chain
+from gssl.features import (STEP_CLASSES, Shape, apply_chain, chain_output, load_features, save_features,
+                           step_schemas, validate_chain)
 from gssl.store.h5io import write_h5
 
 
@@ -129,3 +130,49 @@ def test_features_cache_round_trip(tmp_path, X, Xs):
         load_features(other)
     with pytest.raises(DatasetError):
         save_features(tmp_path / "bad.h5", X, y[:10], {})
+
+
+CHAINS = [[], ["standardize"], ["minmax"], [{"normalize": "l1"}], [{"pca": {"n_components": 4}}],
+          [{"random_projection": {"n_components": 5}}],
+          [{"random_projection": {"kind": "sparse", "n_components": 6}}],
+          ["standardize", {"pca": {"n_components": 3, "whiten": True}}, {"normalize": "l2"}]]
+
+
+@pytest.mark.parametrize("steps", CHAINS)
+@pytest.mark.parametrize("sparse", [False, True])
+def test_the_config_checks_shape_rule_is_what_the_chain_gives(steps, sparse, X, Xs):
+    """chain_output (what gssl config check knows before any job) agrees with apply_chain's
+    output: its width and whether it is sparse."""
+    data = Xs if sparse else X
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UserWarning)  # minmax densifies
+        out = apply_chain(data, steps)
+    told = chain_output(steps, Shape(data.shape[0], data.shape[1], sparse))
+    assert (told.n, told.d, told.sparse) == (data.shape[0], out.shape[1], sp.issparse(out))
+
+
+@pytest.mark.parametrize("steps, shape", [
+    ([{"pca": {"n_components": 13}}], (60, 12)),
+    ([{"pca": {"n_components": 30}}], (50, 30)),   # sparse: arpack needs k < min(n, d)
+    ([{"random_projection": {"n_components": 13}}], (60, 12)),
+    ([{"standardize": {"with_mean": True}}], (50, 30)),
+])
+def test_the_config_check_refuses_in_the_jobs_words(steps, shape, X, Xs):
+    data = X if shape == X.shape else Xs
+    with pytest.raises(ConfigError) as job:
+        apply_chain(data, steps)
+    with pytest.raises(ConfigError) as check:
+        chain_output(steps, Shape(*shape, sp.issparse(data)))
+    assert str(check.value) == str(job.value)
+
+
+def test_the_schema_and_the_docs_read_each_step_from_its_class():
+    from gssl.pipeline.config import load_schema
+
+    entries = load_schema()["$defs"]["prep_step"]["oneOf"][1]["properties"]
+    assert entries == step_schemas() and list(entries) == list(STEP_CLASSES.classes)
+    assert entries["normalize"]["oneOf"][1]["properties"]["scale"] == {
+        "description": "Multiply the normalized points by this factor.", "type": "number",
+        "exclusiveMinimum": 0, "default": 1.0}
+    with pytest.raises(ConfigError, match="scale must be a positive number"):
+        validate_chain([{"normalize": {"scale": 0}}])

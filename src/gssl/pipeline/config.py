@@ -22,6 +22,8 @@ _YAML11_FLOAT = re.compile(r"^[-+]?\d+[eE][-+]?\d+$")
 SCHEMA_RESOURCE = ("schemas", "config.schema.yaml")
 # where the schema names a registry instead of listing its names: {x-gssl-registry: <name>}
 REGISTRY_KEYWORD = "x-gssl-registry"
+# where the schema lists the preprocessing steps' entries: filled in from their classes
+STEPS_KEYWORD = "x-gssl-steps"
 
 
 def registries() -> dict[str, tuple[str, ...]]:
@@ -56,6 +58,17 @@ def _inject_registries(node, names: dict) -> None:
             _inject_registries(value, names)
 
 
+def inject_steps(schema: dict) -> dict:
+    """The schema with the preprocessing steps' entries (``x-gssl-steps``) filled in from their
+    classes (gssl.features), in place; returned for chaining."""
+    from ..features import step_schemas
+
+    for alt in schema.get("$defs", {}).get("prep_step", {}).get("oneOf", []):
+        if alt.pop(STEPS_KEYWORD, False):
+            alt["properties"] = step_schemas()
+    return schema
+
+
 def schema_text(path=None) -> str:
     """The config schema as written: the file at ``path``, or the one shipped in the package
     (read with importlib.resources, so an installed copy finds it wherever it lives)."""
@@ -68,7 +81,7 @@ def load_schema(path=None) -> dict:
     """The config schema (the package's, or the file at ``path``) with the registries' names filled
     in as the ``enum`` of every entry that names a registry: what every consumer validates with
     (the workflow, ``gssl config check``, :func:`validate_config`)."""
-    schema = yaml.safe_load(schema_text(path))
+    schema = inject_steps(yaml.safe_load(schema_text(path)))
     _inject_registries(schema, registries())
     return schema
 
@@ -321,48 +334,13 @@ def _file_facts(did: str, entry: dict) -> _Facts | None:
     return _Facts(ds.n_samples, True, None if X is None else X.shape[1], bool(X is not None and sp.issparse(X)))
 
 
-def _chain_problem(steps, facts: _Facts) -> str | None:
-    """The first step of a preprocessing chain its features job would refuse for these shapes
-    (its own message, gssl.features), and the features' width after the chain in ``facts.d``."""
-    from ..features import validate_chain
+def _chain_problem(steps, facts: _Facts) -> None:
+    """Sets ``facts.d`` to the features' width after a preprocessing chain; ConfigError with the
+    message of the first step its features job would refuse for these shapes (the step's own
+    class in gssl.features says it)."""
+    from ..features import Shape, chain_output
 
-    n, d, sparse = facts.n, facts.d, facts.sparse
-    for name, p in validate_chain(steps):
-        if d is None:
-            return None
-        if name == "standardize" and sparse and p.get("with_mean", False):
-            return ("standardize with_mean=true would densify sparse features; drop with_mean "
-                    "(sparse input is scaled only) or densify upstream")
-        if name == "minmax":
-            sparse = False
-        elif name == "pca":
-            k = int(p["n_components"])
-            if sparse is None:  # dense or CSR: its maximum differs by one
-                if k > min(n, d):
-                    return (f"pca n_components={k} exceeds the maximum {min(n, d)} (or {min(n, d) - 1} "
-                            f"for sparse features) for features of shape {(n, d)}; lower n_components")
-            elif facts.n_exact:
-                limit = min(n, d) - (1 if sparse else 0)
-                if k > limit:
-                    return (f"pca n_components={k} exceeds the maximum {limit} for features of "
-                            f"shape {(n, d)}; lower n_components")
-            elif k > d - (1 if sparse else 0):  # fewer than n rows after the class view
-                return (f"pca n_components={k} exceeds the maximum {d - (1 if sparse else 0)} for "
-                        f"features of {d} columns (and at most {n} rows); lower n_components")
-            d, sparse = k, False
-        elif name == "random_projection":
-            k = p["n_components"]
-            if k == "auto":
-                d = None
-                continue
-            if int(k) > d:
-                return (f"random_projection n_components={k} exceeds the {d} features it projects; "
-                        "give at most that many components, or drop the step")
-            d = int(k)
-            if p.get("kind", "gaussian") == "gaussian":
-                sparse = False
-    facts.d = d
-    return None
+    facts.d = chain_output(steps, Shape(facts.n, facts.d, facts.sparse, facts.n_exact)).d
 
 
 def _graph_problem(spec: dict, n: int, n_exact: bool) -> str | None:
@@ -411,7 +389,7 @@ def _known_shape_problems(config: dict) -> list[str]:
                 f = _Facts(base.n, base.n_exact, base.d, base.sparse)
                 try:
                     found = _chain_problem(config["preprocessing"][prep], f)
-                except ConfigError as exc:  # the chain itself: the features job's message
+                except ConfigError as exc:  # the features job's message
                     found = str(exc)
                 if found and (did, prep) not in seen:
                     seen.add((did, prep))
