@@ -176,3 +176,71 @@ def test_the_schema_and_the_docs_read_each_step_from_its_class():
         "exclusiveMinimum": 0, "default": 1.0}
     with pytest.raises(ConfigError, match="scale must be a positive number"):
         validate_chain([{"normalize": {"scale": 0}}])
+
+
+# -- learned features: a tiny network (the defaults are Calder et al.'s 784-400-20, 100 epochs) --
+TINY = {"hidden": [16], "latent": 3, "epochs": 3, "batch_size": 32}
+
+
+@pytest.fixture(scope="module")
+def pixels():
+    rng = np.random.default_rng(3)
+    centres = rng.random((3, 20))
+    return np.clip(centres[np.arange(90) % 3] + 0.05 * rng.normal(size=(90, 20)), 0, 1) * 255
+
+
+@pytest.mark.parametrize("step", ["vae", "autoencoder"])
+def test_a_learned_step_is_seeded_and_keeps_its_network_and_losses(step, pixels):
+    import torch
+    np_state, torch_state = np.random.get_state()[1].copy(), torch.random.get_rng_state()
+    runs = []
+    for seed in (0, 0, 1):
+        kept = {}
+        runs.append(apply_chain(pixels, [{step: TINY}], random_state=seed, artifacts=kept))
+    assert runs[0].shape == (90, 3) and np.array_equal(runs[0], runs[1])  # same seed, same bits
+    assert not np.allclose(runs[0], runs[2])
+    assert kept["step0.%s.losses" % step].shape == (3,)
+    assert kept["step0.%s.weights.encoder.0.weight" % step].shape == (16, 20)
+    assert (f"step0.{step}.weights.logvar.weight" in kept) == (step == "vae")
+    # the global generators are not touched
+    assert np.array_equal(np.random.get_state()[1], np_state)
+    assert torch.equal(torch.random.get_rng_state(), torch_state)
+    assert chain_output([{step: TINY}], Shape(90, 20, False)).d == 3
+
+
+def test_a_learned_step_separates_clusters_it_was_not_told_of(pixels):
+    Z = apply_chain(pixels, [{"vae": {**TINY, "epochs": 40}}])
+    y = np.arange(90) % 3
+    centroids = np.stack([Z[y == c].mean(axis=0) for c in range(3)])
+    nearest = np.argmin(((Z[:, None] - centroids[None]) ** 2).sum(-1), axis=1)
+    assert np.mean(nearest == y) >= 0.95
+
+
+def test_a_learned_step_refuses_what_it_cannot_train_on(pixels, monkeypatch):
+    with pytest.raises(ConfigError, match=r"bce needs features in \[0, 1\].*reconstruction: mse"):
+        apply_chain(pixels - 128, [{"vae": {**TINY, "input_scale": "none"}}])
+    with pytest.raises(ConfigError, match="hidden must be a list of positive integers"):
+        validate_chain([{"vae": {"hidden": [0]}}])
+    import importlib.util
+
+    real = importlib.util.find_spec
+    monkeypatch.setattr(importlib.util, "find_spec", lambda name, *a: None if name == "torch" else real(name, *a))
+    with pytest.raises(ConfigError, match=r"PyTorch, which is not installed: pip install 'gssl\[learned\]'"):
+        validate_chain(["vae"])
+
+
+def test_a_learned_steps_cache_is_checksummed_with_its_network(tmp_path, pixels):
+    import h5py
+
+    from gssl.features import load_artifacts
+
+    kept = {}
+    Z = apply_chain(pixels, [{"vae": TINY}], artifacts=kept)
+    path = tmp_path / "f.h5"
+    save_features(path, Z, np.arange(90) % 3, {"steps": [{"vae": TINY}], "seed": 0}, artifacts=kept)
+    back = load_artifacts(path)
+    assert sorted(back) == sorted(kept) and np.array_equal(back["step0.vae.losses"], kept["step0.vae.losses"])
+    with h5py.File(path, "r+") as fh:
+        fh["step0.vae.weights.mean.bias"][0] += 1.0
+    with pytest.raises(CacheError):
+        load_features(path)

@@ -267,6 +267,7 @@ def _job(config):
 
 # the captions of the aggregate rule's outputs
 CAPTIONS = ("table.rst", "plot.rst", "stats.rst", "boxes.rst", "cd.rst", "ranks.rst")
+LOSS_CAPTION = "loss.rst"  # the loss_curve job's (a chain that trains a network)
 
 
 def _render(name, snakemake):
@@ -295,7 +296,8 @@ def _configs():
 def test_every_report_text_renders_without_a_docutils_message():
     from gssl.pipeline.plan import experiments_to_run
 
-    assert {p.name for p in (REPO / "workflow" / "report").glob("*.rst")} == {*CAPTIONS, "workflow.rst"}
+    assert {p.name for p in (REPO / "workflow" / "report").glob("*.rst")} == {*CAPTIONS, LOSS_CAPTION,
+                                                                               "workflow.rst"}
     for name, config in _configs():
         text = _render("workflow.rst", type("Snakemake", (), {"config": config}))
         items = re.findall(r"^- ``(\w+)``: (.*)\n  \((.*)\)$", text, re.M)
@@ -307,6 +309,10 @@ def test_every_report_text_renders_without_a_docutils_message():
         text = _render(caption, _job(config))
         assert "demo_digits" in text and "{{" not in text
     assert len(re.findall(r"\bbold\b", _render("table.rst", _job(config)), re.I)) == 1
+    from types import SimpleNamespace
+
+    loss = _render(LOSS_CAPTION, SimpleNamespace(wildcards=SimpleNamespace(dataset="fashion_mnist", prep="vae30")))
+    assert "fashion_mnist" in loss and "``vae30``" in loss and "{{" not in loss
 
 
 

@@ -64,6 +64,13 @@ def code_hash(*modules):
     return module_source_hash(*modules)
 
 
+def chain_code_hash(steps):
+    """The code a preprocessing chain's features depend on: its steps' modules only."""
+    from gssl.features import chain_modules
+
+    return code_hash(*chain_modules(steps))
+
+
 def source_identity(source):
     """What defines a source's content: served files (sha256), canonical fingerprint, defaults."""
     from gssl.datasets import get_spec
@@ -226,8 +233,26 @@ def all_report_outputs():
     for exp in experiments_to_run(config):
         outs += [f"{RESULTS}/tables/{exp}.csv", f"{RESULTS}/tables/{exp}.md",
                  f"{RESULTS}/tables/{exp}.html",
-                 f"{RESULTS}/plots/{exp}/error.png", f"{RESULTS}/mlflow/{exp}.summary.json"]
+                 f"{RESULTS}/plots/{exp}/error.png", f"{RESULTS}/mlflow/{exp}.summary.json",
+                 *loss_curve_plots(exp)]
     return outs
+
+
+def learned_chains(experiment):
+    """(dataset, prep) of the experiment whose chain trains a network (a vae step, say)."""
+    from gssl.features import is_learned
+
+    e = config["experiments"][experiment]
+    return [(d, p) for d in e["datasets"] for p in e["preprocessing"]
+            if is_learned(config["preprocessing"][p])]
+
+
+def learned_features(experiment):
+    return [f"{RESULTS}/features/{d}/{p}.h5" for d, p in learned_chains(experiment)]
+
+
+def loss_curve_plots(experiment):
+    return [f"{RESULTS}/plots/learned/{d}/{p}.loss.png" for d, p in learned_chains(experiment)]
 
 
 def protocol_labels(experiment):

@@ -1,4 +1,4 @@
-# Preprocessing chains (standardize, min-max, normalization, PCA, random projection).
+# Preprocessing chains (standardize, min-max, normalization, PCA, random projection, VAE).
 
 
 rule features:
@@ -13,7 +13,7 @@ rule features:
     params:
         steps=lambda wc: config["preprocessing"][wc.prep],
         seed=config["seed"],
-        code=code_hash("gssl.features"),
+        code=lambda wc: chain_code_hash(config["preprocessing"][wc.prep]),
     threads: 2
     resources:
         mem_mb=per_attempt(4000),

@@ -49,6 +49,27 @@ rule aggregate:
         "../scripts/aggregate.py"
 
 
+rule loss_curve:
+    # the training loss per epoch of a chain that trains a network (vae, autoencoder)
+    input:
+        f"{RESULTS}/features/{{dataset}}/{{prep}}.h5",
+    output:
+        report(f"{RESULTS}/plots/learned/{{dataset}}/{{prep}}.loss.png", category="Plots",
+               caption="../report/loss.rst", labels={"experiment": "learned features",
+                                                     "plot": "{dataset} / {prep}: training loss"}),
+    log:
+        f"{RESULTS}/logs/report/learned/{{dataset}}/{{prep}}.loss.log",
+    params:
+        code=code_hash("gssl.analysis.plots"),
+    resources:
+        mem_mb=per_attempt(1000),
+        runtime=per_attempt(10),
+    conda:
+        "../../environment.yml"
+    script:
+        "../scripts/loss_curve.py"
+
+
 localrules:
     mlflow_summary,
 
@@ -64,6 +85,8 @@ rule mlflow_summary:
         pending=lambda wc: pending_runs(wc.experiment),
         grid_runs=lambda wc: experiment_selection(wc.experiment)[0],
         tables=rules.aggregate.output,
+        learned=lambda wc: learned_features(wc.experiment),
+        loss_plots=lambda wc: loss_curve_plots(wc.experiment),
     output:
         f"{RESULTS}/mlflow/{{experiment}}.summary.json",
     log:

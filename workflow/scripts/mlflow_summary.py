@@ -14,7 +14,7 @@ from collections import defaultdict
 from gssl.store.h5io import atomic_write_text
 from gssl.pipeline.jobs import job_context
 from gssl.metrics import split_statistics
-from gssl.pipeline.stages import read_blocks
+from gssl.pipeline.stages import read_blocks, representation_runs
 from gssl.pipeline.plan import CELL_KEYS as KEYS  # not gssl.analysis.stats: SciPy's stats cost 1 s
 from gssl.tracking.records import KIND_TAG, run_name
 from gssl.tracking.client import init_store, log_pending, summarize
@@ -58,7 +58,8 @@ with job_context(sm.log[0]) as log:
                       "children": [rid for _, rid in group]})
     sid = summarize(sm.params.tracking_uri, exp_id, name, current, list(sm.input.tables),
                     params={"experiment": sm.params.experiment},
-                    metrics={"n_runs": len(current), "n_cells": len(by_cell)}, cells=cells)
+                    metrics={"n_runs": len(current), "n_cells": len(by_cell)}, cells=cells,
+                    representations=representation_runs(sm.input.learned, sm.input.loss_plots, name))
     t_done = time.perf_counter()
     n_new = sum(1 + len(t["children"]) for trees in ledger.values() for t in trees if t["logged"])
     timings = {"init_seconds": t_init - t_start, "log_seconds": t_logged - t_init,

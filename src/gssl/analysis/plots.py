@@ -226,3 +226,29 @@ def plot_note(out, text: str) -> None:
     ax.axis("off")
     ax.text(0.5, 0.5, textwrap.fill(text, 70), ha="center", va="center", fontsize=11)
     _save(fig, out)
+
+
+def plot_loss_curve(losses: dict[str, np.ndarray], out, title: str) -> None:
+    """The training loss per epoch of each learned step of a preprocessing chain (one line per
+    step, named by it), on a log scale when it spans more than a decade."""
+    plt = _pyplot()
+    fig, ax = plt.subplots(figsize=(6.0, 3.6))
+    spread = []
+    for name, curve in losses.items():
+        curve = np.asarray(curve, dtype=float)
+        ax.plot(np.arange(1, curve.size + 1), curve, marker="o" if curve.size <= 30 else None,
+                markersize=3, label=name)
+        spread.append(curve[np.isfinite(curve)])
+    values = np.concatenate(spread) if spread else np.array([])
+    if values.size and values.min() > 0 and values.max() / values.min() > 10:
+        ax.set_yscale("log")
+    from matplotlib.ticker import MaxNLocator
+
+    ax.xaxis.set_major_locator(MaxNLocator(integer=True))
+    ax.set_xlabel("epoch")
+    ax.set_ylabel("loss per point")
+    ax.set_title(title, fontsize=10)
+    ax.grid(alpha=0.3)
+    if len(losses) > 1:
+        ax.legend(fontsize=8)
+    _save(fig, out)

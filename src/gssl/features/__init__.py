@@ -15,13 +15,14 @@ sparse random projection keep CSR. ``pca`` on sparse input runs scikit-learn's P
 with a ``UserWarning``.
 """
 
-from .cache import load_features, save_features
-from .chain import STEPS, apply_chain, chain_output, check_finite, parse_chain, validate_chain
-from .step import Param, Shape, Step
-from .steps import STEP_CLASSES
+from .cache import load_artifacts, load_features, loss_curves, save_features
+from .chain import (STEPS, apply_chain, chain_modules, chain_output, check_finite, is_learned,
+                    parse_chain, validate_chain)
+from .step import STEP_CLASSES, Param, Shape, Step
 
-__all__ = ["STEPS", "STEP_CLASSES", "Step", "Param", "Shape", "apply_chain", "chain_output",
-           "check_finite", "parse_chain", "validate_chain", "save_features", "load_features",
+__all__ = ["STEPS", "STEP_CLASSES", "Step", "Param", "Shape", "apply_chain", "chain_modules", "chain_output",
+           "check_finite", "is_learned", "parse_chain", "validate_chain", "save_features", "load_features", "load_artifacts",
+           "loss_curves",
            "step_schemas"]
 
 

@@ -9,16 +9,20 @@ from ..errors import CacheError, DatasetError
 from ..store.h5io import read_h5, write_h5
 
 
+ARTIFACT_PREFIX = "step"  # the arrays a chain's steps keep beside X: "step<i>.<name>.<key>"
+
+
 def save_features(path, X, y, params: dict, inputs: dict | None = None,
-                  build_seconds: float | None = None) -> None:
-    """Write a features file (h5io kind "features") with arrays X (dense or CSR) and y. A graph-only
-    dataset (X None: e.g. the 20NEWS graph) stores an n x 0 X, read back as None."""
+                  build_seconds: float | None = None, artifacts: dict | None = None) -> None:
+    """Write a features file (h5io kind "features") with arrays X (dense or CSR) and y, and the
+    steps' ``artifacts`` (apply_chain's), checksummed with them. A graph-only dataset (X None:
+    e.g. the 20NEWS graph) stores an n x 0 X, read back as None."""
     y = np.asarray(y)
     if X is None:
         X = np.zeros((y.shape[0], 0))
     if y.ndim != 1 or y.shape[0] != X.shape[0]:
         raise DatasetError(f"y must be 1-D with one label per row of X ({X.shape[0]}), got {y.shape}")
-    write_h5(path, "features", {"X": X, "y": y}, params, inputs=inputs, build_seconds=build_seconds,
+    write_h5(path, "features", {"X": X, "y": y, **(artifacts or {})}, params, inputs=inputs, build_seconds=build_seconds,
              extra_attrs={"n_samples": int(X.shape[0]), "n_features": int(X.shape[1]),
                           "sparse": bool(sp.issparse(X))})
 
@@ -31,3 +35,14 @@ def load_features(path, expect_params: dict | None = None, rule: str | None = No
         fix = f"delete it (rm {path})" + (f" or snakemake --forcerun {rule}" if rule else "")
         raise CacheError(f"{path}: inconsistent features file (X {X.shape}, y {y.shape}): {fix}")
     return (None if X.shape[1] == 0 else X), y
+
+
+def loss_curves(artifacts: dict) -> dict[str, "np.ndarray"]:
+    """The loss per epoch of each learned step in a features file's artifacts: {"step<i>.<name>": losses}."""
+    return {k[: -len(".losses")]: v for k, v in artifacts.items() if k.endswith(".losses")}
+
+
+def load_artifacts(path, rule: str | None = None) -> dict:
+    """The steps' artifacts of a features file (checked like the rest of it): {"step<i>.<name>.<key>": array}."""
+    arrays, _ = read_h5(path, "features", required=("X", "y"), rule=rule)
+    return {k: v for k, v in arrays.items() if k.startswith(ARTIFACT_PREFIX)}

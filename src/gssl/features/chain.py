@@ -10,8 +10,8 @@ import scipy.sparse as sp
 from sklearn.utils import check_random_state
 
 from ..errors import ConfigError, DatasetError
-from .step import Shape, Step, step_error
-from .steps import STEP_CLASSES
+from . import learned, steps  # noqa: F401  (the modules that declare steps)
+from .step import STEP_CLASSES, Shape, Step, step_error
 
 # step name -> its parameter names
 STEPS: dict[str, tuple[str, ...]] = {name: tuple(cls.params) for name, cls in STEP_CLASSES.classes.items()}
@@ -70,6 +70,20 @@ def chain_output(steps, shape: Shape) -> Shape:
     return shape
 
 
+def chain_modules(steps) -> list[str]:
+    """The modules a chain's output depends on: the chain's machinery and its own steps' modules
+    (a features job's code hash: editing the VAE's code reruns the chains that use it only)."""
+    modules = {__name__, "gssl.features.step", "gssl.features.cache"}
+    for step in parse_chain(steps):
+        modules |= {type(step).__module__, *step.code_modules}
+    return sorted(modules)
+
+
+def is_learned(steps) -> bool:
+    """Whether a chain has a step that keeps artifacts (a trained network and its losses)."""
+    return any(step.keeps_artifacts for step in parse_chain(steps))
+
+
 def check_finite(X, what: str = "X") -> None:
     """DatasetError if X holds NaN or inf (dense or sparse)."""
     values = X.data if sp.issparse(X) else np.asarray(X)
@@ -97,18 +111,23 @@ def _as_float(X):
     return X
 
 
-def apply_chain(X, steps, random_state=0):
+def apply_chain(X, steps, random_state=0, artifacts: dict | None = None):
     """Run the preprocessing ``steps`` on X; returns float64 ndarray or CSR.
 
-    Every randomized step (PCA's solver, random projections) gets the same int seed derived from
-    ``random_state``, so the output depends only on X, the steps and the seed.
+    Every randomized step (PCA's solver, random projections, a network's training) gets the same
+    int seed derived from ``random_state``, so the output depends only on X, the steps and the
+    seed. ``artifacts``: a dict that receives what a step keeps beside its output (a network's
+    weights and loss per epoch) as ``"step<i>.<name>.<key>"`` -> array.
     """
     chain = parse_chain(steps)
     X = _as_float(X)
     check_finite(X)
     seed = _seed(random_state)
-    for step in chain:
+    for i, step in enumerate(chain):
         X = _as_float(step.apply(X, seed))
+        if artifacts is not None:
+            artifacts.update({f"step{i}.{step.name}.{k}": v
+                              for k, v in getattr(step, "artifacts", {}).items()})
     if sp.issparse(X):
         X.sort_indices()
     return X

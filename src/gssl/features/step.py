@@ -2,7 +2,8 @@
 default, bound, description: the config schema's ``prep_step`` entries and docs/configuration.md
 are generated from them), checks their values, tells the width of its output from its input's
 (so ``gssl config check`` refuses a chain before any job, in the words the job would use) and
-applies itself. A new step is a subclass in this package, registered in ``steps.py``.
+applies itself. A new step is a subclass in a module of this package, declared with
+``@register``; ``chain.py`` imports the modules that hold steps.
 """
 
 from __future__ import annotations
@@ -47,6 +48,11 @@ class Step:
     randomized: ClassVar[bool] = False      # takes the chain's seed
     # where the schema allows a bare ``step:`` / ``step: null`` (every parameter defaults)
     nullable: ClassVar[bool] = True
+    # modules beside its own whose code its output depends on (in a features job's code hash)
+    code_modules: ClassVar[tuple[str, ...]] = ()
+    # keeps arrays beside its output (``self.artifacts`` after apply: a network's weights and its
+    # loss per epoch), which the features file stores and the logging job and the report show
+    keeps_artifacts: ClassVar[bool] = False
 
     def __init__(self, **params):
         self.p = params
@@ -148,3 +154,7 @@ class Registry:
     def register(self, cls: type[Step]) -> type[Step]:
         self.classes[cls.name] = cls
         return cls
+
+
+STEP_CLASSES = Registry()
+register = STEP_CLASSES.register  # the decorator a step's class is declared with

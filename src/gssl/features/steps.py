@@ -1,4 +1,4 @@
-"""The preprocessing steps (scikit-learn transformers), each declared once: see ``step.py``."""
+"""The scikit-learn preprocessing steps, each declared once: see ``step.py``."""
 
 from __future__ import annotations
 
@@ -10,10 +10,7 @@ from sklearn.preprocessing import MinMaxScaler, StandardScaler, normalize
 from sklearn.random_projection import GaussianRandomProjection, SparseRandomProjection
 
 from ..errors import ConfigError
-from .step import Param, Registry, Shape, Step
-
-STEP_CLASSES = Registry()
-register = STEP_CLASSES.register
+from .step import Param, Shape, Step, register
 
 
 @register

@@ -57,15 +57,16 @@ def build_features(data_path, steps: list, out, seed: int = 0) -> None:
 
     t0 = time.perf_counter()
     ds = load_dataset(data_path)
+    X, artifacts = None, {}  # artifacts: what a step keeps beside X (a network's weights, losses)
     if ds.X is None:
         if steps:
             raise ConfigError(f"dataset {ds.name} is graph-only (no features); use an empty "
                               f"preprocessing chain for it")
-        X = None
     else:
-        X = apply_chain(ds.X, steps, random_state=seed)
+        X = apply_chain(ds.X, steps, random_state=seed, artifacts=artifacts)
     save_features(out, X, ds.y, params={"steps": steps, "seed": seed},
-                  inputs=_inputs(data=data_path), build_seconds=time.perf_counter() - t0)
+                  inputs=_inputs(data=data_path), build_seconds=time.perf_counter() - t0,
+                  artifacts=artifacts)
 
 
 def build_graph(features_path, spec: dict, out, data_path=None) -> None:
@@ -333,3 +334,35 @@ def read_blocks(path) -> list[dict]:
     """The blocks of a solve job's output (one) or of a grid job's output (one per grid point)."""
     payload = json.loads(Path(path).read_text())
     return payload["blocks"] if "blocks" in payload else [payload]
+
+
+def representation_runs(features: list, plots: list, experiment: str) -> list[dict]:
+    """One MLflow run spec per learned chain of an experiment (``gssl.kind=representation``): its
+    steps as params, the loss per epoch as the metric history ``history.loss`` (one series per
+    learned step where a chain has several: ``history.<step>.loss``), the loss plot as an
+    artifact, and ``key`` (dataset, prep): the cells to link to it. ``features[i]`` is the file
+    results/features/<dataset>/<prep>.h5 whose plot is ``plots[i]``."""
+    from ..features import load_artifacts, loss_curves
+    from ..tracking.records import KIND_TAG
+
+    runs = []
+    for path, plot in zip(features, plots, strict=True):
+        path = Path(path)
+        dataset, prep = path.parent.name, path.stem
+        curves = loss_curves(load_artifacts(path, rule="features"))
+        one = len(curves) == 1
+        n = max(len(c) for c in curves.values())
+        history = [{("loss" if one else f"{name}.loss"): float(c[e])
+                    for name, c in curves.items() if e < len(c)} for e in range(n)]
+        attrs = read_attrs(path, "features")
+        runs.append({"name": f"representation:{dataset}/{prep}", "key": (dataset, prep),
+                     "tags": {KIND_TAG: "representation", "gssl.experiment": experiment,
+                              "gssl.dataset": dataset, "gssl.prep": prep,
+                              "mlflow.note.content": f"The network the preprocessing chain {prep} "
+                                                    f"trained on {dataset}: its loss per epoch "
+                                                    f"(history.loss) and the plot of it."},
+                     "params": {"preprocessing": attrs["params"]},
+                     "metrics": {"final_loss": history[-1].get("loss", np.nan) if one else np.nan,
+                                 "epochs": n, "build_seconds": float(attrs["build_seconds"])},
+                     "history": history, "files": [plot]})
+    return runs

@@ -31,7 +31,8 @@ from pathlib import Path
 from ..errors import TrackingError
 from ..store.hashing import canonical_json
 from .views import EXPERIMENT_KIND, saved_views
-from .records import INDEX_TAG, KIND_TAG, RECORD_TAG, SUMMARY_TAG, SUPERSEDED_TAG, read_pending_file
+from .records import (INDEX_TAG, KIND_TAG, RECORD_TAG, REPRESENTATION_TAG, SUMMARY_TAG, SUPERSEDED_TAG,
+                      read_pending_file)
 
 # MLflow's telemetry stays off unless the user turns it on: a benchmark should not contact outside
 # hosts, and its thread made 2 % of server-logged runs fail (issue #21)
@@ -417,21 +418,24 @@ def store_runs(uri: str, experiment_id: str) -> dict[str, tuple[str, dict, dict]
 
 def summarize(uri: str, experiment_id: str, experiment: str, current_run_ids: list[str],
               files: list[str], params: dict | None = None, metrics: dict | None = None,
-              cells: list[dict] = ()) -> str:
+              cells: list[dict] = (), representations: list[dict] = ()) -> str:
     """Log the summary run of an experiment and tidy the run tree; return the summary run id.
 
     ``cells``: parent runs to create for cells whose splits ran in several jobs (dicts as for
     :func:`log_cell`'s parent, plus ``children``: the ids of the block runs to nest under it).
+    ``representations``: runs of the networks that learned features (gssl.pipeline.stages.
+    representation_runs; ``key``: the (dataset, prep) whose cells get the tag
+    ``gssl.representation_run_id`` naming it).
     Every run of the experiment that is neither current, nor one of these, nor the summary is
     tagged ``gssl.superseded=true``; the current ones carry ``false``.
     """
     with _server_named(uri, "logging the summary run"):
         return _retry_locked(lambda: _summarize_once(uri, experiment_id, experiment, current_run_ids,
-                                                     files, params, metrics, cells))
+                                                     files, params, metrics, cells, representations))
 
 
 def _summarize_once(uri, experiment_id, experiment, current_run_ids, files, params, metrics,
-                    cells) -> str:
+                    cells, representations=()) -> str:
     """One attempt of :func:`summarize` (an interrupted one leaves runs the next one supersedes)."""
     client = _client(uri)
     _check_experiment(client, uri, experiment_id)
@@ -443,7 +447,14 @@ def _summarize_once(uri, experiment_id, experiment, current_run_ids, files, para
                             f"changed since they were logged: log them again with "
                             f"snakemake --forcerun mlflow_summary")
     current = set(current_run_ids)
+    learned = {}  # (dataset, prep) -> the run of the network that learned its features
+    for rep in representations:
+        learned[tuple(rep["key"])] = rid = _log_one(client, experiment_id, rep)
+        current.add(rid)
     for cell in cells:
+        key = (cell["tags"].get("gssl.dataset"), cell["tags"].get("gssl.prep"))
+        if key in learned:
+            cell = {**cell, "tags": {**cell["tags"], REPRESENTATION_TAG: learned[key]}}
         cid = _log_one(client, experiment_id, cell)
         for child in cell["children"]:
             client.set_tag(child, "mlflow.parentRunId", cid)
@@ -467,6 +478,9 @@ def _summarize_once(uri, experiment_id, experiment, current_run_ids, files, para
                          metrics=[Metric(k, float(v), now, 0) for k, v in (metrics or {}).items()
                                   if _finite(v)])
         for r in existing:
+            key = (r.data.tags.get("gssl.dataset"), r.data.tags.get("gssl.prep"))
+            if key in learned and r.data.tags.get(KIND_TAG) in ("cell", "selection_cell"):
+                client.set_tag(r.info.run_id, REPRESENTATION_TAG, learned[key])
             want = "false" if r.info.run_id in current else "true"
             if r.data.tags.get(SUPERSEDED_TAG) != want:
                 client.set_tag(r.info.run_id, SUPERSEDED_TAG, want)

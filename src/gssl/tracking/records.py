@@ -18,7 +18,8 @@ from ..errors import TrackingError
 TAG_PREFIX = "gssl."
 SUMMARY_TAG = "gssl.summary"
 SUPERSEDED_TAG = "gssl.superseded"
-KIND_TAG = "gssl.kind"  # cell | block | split | selection_cell | selection_block | selection | summary
+KIND_TAG = "gssl.kind"  # cell | block | split | selection_cell | selection_block | selection | summary | representation
+REPRESENTATION_TAG = "gssl.representation_run_id"  # a cell's link to the network that learned its features
 RECORD_TAG = "gssl.record"  # a root run: the pending record it came from (file path, sha256, index)
 INDEX_TAG = "gssl.record_index"  # a child run: its place among the record's children
 
