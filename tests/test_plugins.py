@@ -488,3 +488,59 @@ def planned_jobs_env(ws, env):
     from workflow_helpers import parse_jobs, smk
 
     return parse_jobs(smk(ws, "-n", "--cores", "1", env=env))
+
+
+# -- issue 48: input that was read wrongly, or refused with a message that named no fix ----------
+@pytest.mark.parametrize("header, rows, entry, message", [
+    ("x1,x2,x1,label", ["1,2,3,a", "4,5,6,b"], {}, "the header names column 'x1' 2 times (columns [0, 2]"),
+    ("x1;x2;label", ["1,5;2;a", "3;4;b"], {}, "looks ';'-separated: add sep: ';'"),
+    ("x1,x2,label", ["1,2,a", "3,4,b"], {"label": "lable"}, "did you mean 'label'?"),
+    ("x1,x2,label", [f"{i},{i % 3},{i * 0.37:.3f}" for i in range(25)], {},
+     "every one of the 25 labelled rows has its own label"),
+])
+def test_a_table_gssl_would_misread_is_refused_with_the_fix(tmp_path, header, rows, entry, message):
+    path = tmp_path / "d.csv"
+    path.write_text("\n".join([header, *rows]) + "\n")
+    with pytest.raises(DatasetError) as exc:
+        read_file_dataset({"path": str(path), "label": "label", **entry})
+    assert message in str(exc.value) and str(path) in str(exc.value)
+
+
+def test_compressed_tables_a_separator_and_spreadsheets(tmp_path):
+    import gzip
+
+    text = "x1,x2,label\n1,2,a\n3,4,b\n5,6,a\n"
+    with gzip.open(tmp_path / "d.csv.gz", "wt") as fh:
+        fh.write(text)
+    ds = read_file_dataset({"path": str(tmp_path / "d.csv.gz"), "label": "label"})
+    assert ds.X.tolist() == [[1, 2], [3, 4], [5, 6]] and ds.classes.tolist() == ["a", "b"]
+    (tmp_path / "semi.csv").write_text(text.replace(",", ";").replace("1;2", "1,5;2"))
+    ds = read_file_dataset({"path": str(tmp_path / "semi.csv"), "label": "label", "sep": ";",
+                            "features": ["x2"]})
+    assert ds.X.ravel().tolist() == [2, 4, 6]
+    with pytest.raises(ConfigError, match="is a spreadsheet.*export it as CSV"):
+        read_file_dataset({"path": str(tmp_path / "d.xlsx"), "label": "label"})
+    with pytest.raises(ConfigError, match="sep: must be one character"):
+        read_file_dataset({"path": str(tmp_path / "semi.csv"), "label": "label", "sep": ";;"})
+    (tmp_path / "bad.csv").write_bytes(b"x1,label\n\xff\xfe,a\n")
+    with pytest.raises(DatasetError, match="save it as UTF-8"):
+        read_file_dataset({"path": str(tmp_path / "bad.csv"), "label": "label"})
+
+
+def test_an_hdf5_file_that_reads_other_files_is_refused(tmp_path):
+    import h5py
+
+    with h5py.File(tmp_path / "other.h5", "w") as fh:
+        fh["X"] = np.ones((4, 2))
+    with h5py.File(tmp_path / "linked.h5", "w") as fh:
+        fh["X"] = h5py.ExternalLink(str(tmp_path / "other.h5"), "/X")
+        fh["y"] = np.array([0, 1, 0, 1])
+    with pytest.raises(DatasetError, match=r"'X' is an external link to .*other.h5:/X.*self-contained"):
+        read_file_dataset({"path": str(tmp_path / "linked.h5")})
+    layout = h5py.VirtualLayout(shape=(4, 2), dtype="f8")
+    layout[:] = h5py.VirtualSource(str(tmp_path / "other.h5"), "X", shape=(4, 2))
+    with h5py.File(tmp_path / "virtual.h5", "w") as fh:
+        fh.create_virtual_dataset("X", layout)
+        fh["y"] = np.array([0, 1, 0, 1])
+    with pytest.raises(DatasetError, match="'X' is a virtual dataset over other files"):
+        read_file_dataset({"path": str(tmp_path / "virtual.h5")})

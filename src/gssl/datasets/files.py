@@ -2,8 +2,10 @@
 
 Formats (from the extension, or ``format:``):
 
-- ``csv`` / ``tsv``: a header row; ``label:`` names the label column (name or 0-based index),
-  ``features:`` the feature columns (default: every other column but ``id:``).
+- ``csv`` / ``tsv`` (also gzip-compressed: ``.csv.gz``, ``.tsv.gz``): a header row of distinct
+  names; ``label:`` names the label column (name or 0-based index), ``features:`` the feature
+  columns (default: every other column but ``id:``), ``sep:`` the separator where it is not the
+  format's (``,`` / tab).
 - ``npz``, ``h5`` (HDF5), ``mat`` (MATLAB v5 and v7.3): arrays under ``keys:`` (default ``X``,
   ``y``, ``W``); with W and no X the dataset is graph-only.
 - ``npy``: ``path`` holds X, ``labels:`` names a second ``.npy`` (or text) file with y.
@@ -19,6 +21,8 @@ the file, the line or column, and the fix.
 from __future__ import annotations
 
 import csv
+import difflib
+import gzip
 import os
 from dataclasses import dataclass
 from pathlib import Path
@@ -35,6 +39,8 @@ _EXTENSIONS = {".csv": "csv", ".tsv": "tsv", ".tab": "tsv", ".npz": "npz", ".npy
                ".hdf5": "h5", ".mat": "mat", ".svm": "svmlight", ".svmlight": "svmlight",
                ".libsvm": "svmlight", ".mtx": "mtx"}
 _ALIASES = {"libsvm": "svmlight", "hdf5": "h5"}
+_SPREADSHEETS = (".xlsx", ".xls", ".xlsm", ".ods", ".numbers")
+_LIKELY_SEPARATORS = (";", "\t", "|", ",")
 DEFAULT_KEYS = {"X": "X", "y": "y", "W": "W"}
 _TABLE = ("csv", "tsv")
 _ARRAYS = ("npz", "h5", "mat")
@@ -57,6 +63,7 @@ class FileSource:
     id: str | int | None = None
     keys: tuple = tuple(DEFAULT_KEYS.items())
     labels: Path | None = None
+    sep: str | None = None
 
     @classmethod
     def from_entry(cls, entry: dict, where: str = "dataset") -> FileSource:
@@ -64,7 +71,11 @@ class FileSource:
             raise ConfigError(f"{where}: source: file needs path: (the data file, relative to the "
                               f"working directory or absolute)")
         path = resolve_path(entry["path"])
-        fmt = _ALIASES.get(entry.get("format"), entry.get("format")) or _EXTENSIONS.get(path.suffix.lower())
+        if path.suffix.lower() in _SPREADSHEETS:
+            raise ConfigError(f"{where}: {path} is a spreadsheet, which gssl does not read: export it "
+                              f"as CSV (one header row, one row per point) and point path: at the "
+                              f".csv file")
+        fmt = _ALIASES.get(entry.get("format"), entry.get("format")) or _EXTENSIONS.get(_suffix(path))
         if fmt is None:
             raise ConfigError(f"{where}: cannot tell the format of {path} from its extension; add "
                               f"format: (one of {', '.join(FORMATS)})")
@@ -77,14 +88,19 @@ class FileSource:
         if fmt in _TABLE and entry.get("label") is None:
             raise ConfigError(f"{where}: a {fmt.upper()} file needs label: (the label column's name "
                               f"or 0-based index)")
-        misplaced = [k for k in ("label", "features", "id") if k in entry and fmt not in _TABLE]
+        misplaced = [k for k in ("label", "features", "id", "sep") if k in entry and fmt not in _TABLE]
         misplaced += [k for k in ("keys",) if k in entry and fmt not in _ARRAYS]
         if misplaced:
-            raise ConfigError(f"{where}: {misplaced} apply to other formats than {fmt} (label/features/id: "
+            raise ConfigError(f"{where}: {misplaced} apply to other formats than {fmt} (label/features/id/sep: "
                               f"csv and tsv; keys: npz, h5 and mat)")
+        sep = entry.get("sep")
+        if sep is not None and (not isinstance(sep, str) or len(sep) != 1 or sep in "\"\r\n"):
+            raise ConfigError(f"{where}: sep: must be one character other than a quote or a line "
+                              f"break (e.g. ';'), got {sep!r}")
         keys = {**DEFAULT_KEYS, **(entry.get("keys") or {})}
         features = tuple(entry["features"]) if entry.get("features") is not None else None
-        return cls(path, fmt, entry.get("label"), features, entry.get("id"), tuple(keys.items()), labels)
+        return cls(path, fmt, entry.get("label"), features, entry.get("id"), tuple(keys.items()), labels,
+                   sep)
 
     @property
     def files(self) -> list[Path]:
@@ -96,7 +112,7 @@ class FileSource:
         self.check_exists()
         return {"files": {str(p): file_sha256(p) for p in self.files}, "format": self.format,
                 "label": self.label, "features": list(self.features) if self.features else None,
-                "id": self.id, "keys": dict(self.keys)}
+                "id": self.id, "keys": dict(self.keys), **({"sep": self.sep} if self.sep else {})}
 
     def check_exists(self) -> None:
         for p in self.files:
@@ -115,6 +131,22 @@ class FileSource:
             "files": {str(p): file_sha256(p) for p in self.files}, **extra})
         _check_dataset(ds, self.path)
         return ds
+
+
+def _suffix(path: Path) -> str:
+    """The extension that tells the format: a compressed table's inner one (``.csv.gz``: .csv)."""
+    suffixes = [s.lower() for s in path.suffixes]
+    if suffixes[-1:] == [".gz"] and len(suffixes) >= 2 and suffixes[-2] in (".csv", ".tsv", ".tab"):
+        return suffixes[-2]
+    return path.suffix.lower()
+
+
+def _open_text(path: Path):
+    """A table file for reading as text: gzip-compressed ones (by their first bytes) decompressed."""
+    with open(path, "rb") as fh:
+        gz = fh.read(2) == b"\x1f\x8b"
+    return gzip.open(path, "rt", newline="", encoding="utf-8") if gz else open(path, newline="",
+                                                                                 encoding="utf-8")
 
 
 def read_file_dataset(entry: dict, name: str = "") -> Dataset:
@@ -136,6 +168,10 @@ def _is_missing(x) -> bool:
     return isinstance(x, (float, np.floating)) and bool(np.isnan(x))
 
 
+# from this many labelled rows, a label column with a distinct value on every row is refused
+CONTINUOUS_MIN_ROWS = 20
+
+
 def encode_labels(values, where: str) -> tuple[np.ndarray, np.ndarray]:
     """(y, classes): y in 0..C-1 (-1 where a value is missing: None, NaN, an empty string or a
     missing-value word such as ``NA`` or ``nan``, see MISSING_CELLS) and the C class names as
@@ -155,6 +191,11 @@ def encode_labels(values, where: str) -> tuple[np.ndarray, np.ndarray]:
         names, codes = np.unique(text, return_inverse=True)
     y = np.full(v.size, -1, dtype=np.int64)
     y[~missing] = codes
+    if names.size == present.size >= CONTINUOUS_MIN_ROWS:
+        raise DatasetError(f"{where}: every one of the {present.size} labelled rows has its own "
+                           f"label ({', '.join(names[:5])}, ...): the column looks continuous (a "
+                           f"regression target or an id?), and a classification benchmark needs "
+                           f"classes: is label: the right column? (bin it into classes first)")
     if names.size < 2:
         raise DatasetError(f"{where}: the labels hold {names.size} class"
                            f"{'' if names.size == 1 else 'es'} ({', '.join(names) or 'none'}); a "
@@ -181,14 +222,16 @@ def _number_name(u: float) -> str:
 def _read_table(src: FileSource):
     import pandas as pd
 
-    sep = "," if src.format == "csv" else "\t"
+    sep = src.sep or ("," if src.format == "csv" else "\t")
     try:
         _check_ragged(src.path, sep)
-        df = pd.read_csv(src.path, sep=sep, dtype=str, keep_default_na=False, skipinitialspace=True)
+        with _open_text(src.path) as fh:
+            df = pd.read_csv(fh, sep=sep, dtype=str, keep_default_na=False, skipinitialspace=True)
     except pd.errors.ParserError as exc:  # pandas names the ragged line
         raise DatasetError(f"{src.path}: {exc}; every row needs as many fields as the header") from None
-    except (pd.errors.EmptyDataError, UnicodeDecodeError, csv.Error) as exc:
-        raise DatasetError(f"{src.path}: not a {src.format.upper()} file with a header row ({exc})") from None
+    except (pd.errors.EmptyDataError, UnicodeDecodeError, csv.Error, gzip.BadGzipFile, EOFError) as exc:
+        raise DatasetError(f"{src.path}: not a UTF-8 {src.format.upper()} file with a header row ({exc}); "
+                           f"save it as UTF-8 text (gzip-compressed is fine)") from None
     columns = list(df.columns)
     label = _column(columns, src.label, src.path, "label")
     ident = _column(columns, src.id, src.path, "id") if src.id is not None else None
@@ -223,7 +266,9 @@ def _column(columns: list, key, path: Path, what: str) -> str:
                                f"{len(columns)} columns: {_show(columns)})")
         return columns[key]
     if key not in columns:
-        raise DatasetError(f"{path}: {what}: no column named {key!r}; the header has {_show(columns)}")
+        close = difflib.get_close_matches(str(key), [str(c) for c in columns], n=1, cutoff=0.6)
+        hint = f"; did you mean {close[0]!r}?" if close else ""
+        raise DatasetError(f"{path}: {what}: no column named {key!r}; the header has {_show(columns)}{hint}")
     return key
 
 
@@ -235,14 +280,36 @@ def _show(columns: list, n: int = 12) -> str:
 def _check_ragged(path: Path, sep: str) -> None:
     """Every row has the header's number of fields (pandas would pad a short row with empty
     cells, which reads as an unlabeled point or a missing feature)."""
-    with open(path, newline="", encoding="utf-8") as fh:
+    with _open_text(path) as fh:
         rows = csv.reader(fh, delimiter=sep, skipinitialspace=True)
-        n = len(next(rows, []))
+        header = next(rows, [])
+        n = len(header)
+        _check_header(path, header, sep)
         for line, row in enumerate(rows, start=2):
             if row and len(row) != n:
                 raise DatasetError(f"{path}: line {line} has {len(row)} fields, the header {n}; every "
                                    f"row needs a value for each column (leave a label cell empty, "
                                    f"with its comma, to mark an unlabeled point)")
+
+
+def _check_header(path: Path, header: list, sep: str) -> None:
+    """A header of distinct names, split by the separator the file uses."""
+    if len(header) == 1:
+        likely = [s for s in _LIKELY_SEPARATORS if s != sep and header[0].count(s) >= 1]
+        if likely:
+            shown = "a tab" if likely[0] == "\t" else repr(likely[0])
+            raise DatasetError(f"{path}: the header is one field ({header[0][:60]!r}...) split by "
+                               f"{sep!r}; the file looks {shown}-separated: add sep: "
+                               f"{likely[0]!r} to its dataset entry")
+    seen: dict = {}
+    for i, name in enumerate(header):
+        seen.setdefault(name.strip(), []).append(i)
+    repeated = {name: at for name, at in seen.items() if len(at) > 1}
+    if repeated:
+        name, at = next(iter(repeated.items()))
+        raise DatasetError(f"{path}: the header names column {name!r} {len(at)} times (columns "
+                           f"{at}, 0-based){f' and {len(repeated) - 1} other name(s) more than once' if len(repeated) > 1 else ''}; "
+                           f"give each column its own name")
 
 
 def _numeric(frame, path: Path) -> np.ndarray:
@@ -325,6 +392,7 @@ def _load_hdf5(src: FileSource, keys: dict) -> dict:
     matlab = src.format == "mat"  # MATLAB writes arrays column-major: h5py sees them transposed
     try:
         with h5py.File(src.path, "r") as fh:
+            _check_self_contained(fh, src.path)
             names = set(fh.keys())
             out = {}
             for k, v in keys.items():
@@ -342,6 +410,45 @@ def _load_hdf5(src: FileSource, keys: dict) -> dict:
     except OSError as exc:
         raise DatasetError(f"{src.path}: cannot read as HDF5 ({exc})") from None
     return {**out, "_all": names}
+
+
+def _check_self_contained(fh, path: Path) -> None:
+    """No external link and no virtual dataset: their data lives in other files, which are
+    neither checksummed nor inputs of the dataset job, so an edit there would go unseen."""
+    import h5py
+
+    def visit(name, link):
+        if isinstance(link, h5py.ExternalLink):
+            return f"{name!r} is an external link to {link.filename}:{link.path}"
+        if isinstance(link, h5py.HardLink):
+            node = fh.get(name)
+            if isinstance(node, h5py.Dataset) and node.is_virtual:
+                return f"{name!r} is a virtual dataset over other files"
+        return None
+
+    found = _visit_links(fh, visit)
+    if found:
+        raise DatasetError(f"{path}: {found}; gssl reads self-contained files only (their content "
+                           f"is what is checksummed): copy the data into this file (e.g. h5py's "
+                           f"copy, or h5repack) and point path: at it")
+
+
+def _visit_links(group, visit, prefix: str = ""):
+    """visit(name, link) on every link below ``group``, depth first, until one returns a value
+    (h5py's visititems follows links, and so would open an external file)."""
+    import h5py
+
+    for key in group:
+        name = f"{prefix}{key}"
+        link = group.get(key, getlink=True)
+        found = visit(name, link)
+        if found:
+            return found
+        if isinstance(link, h5py.HardLink) and isinstance(group[key], h5py.Group):
+            found = _visit_links(group[key], visit, name + "/")
+            if found:
+                return found
+    return None
 
 
 def _hdf5_sparse(group, path: Path, name: str):
