@@ -231,6 +231,6 @@ def all_report_outputs():
 
 
 def protocol_labels(experiment):
-    from gssl.analysis.report import protocol_label
+    from gssl.analysis.tables import protocol_label
 
     return {p: protocol_label(config["protocols"][p]) for p in config["experiments"][experiment]["protocols"]}

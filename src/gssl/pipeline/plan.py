@@ -97,7 +97,7 @@ def solve_jobs(config: dict, experiment: str) -> list[dict]:
 def expected_headline(config: dict, experiment: str) -> tuple[str, bool]:
     """(score, lower is better) an experiment's tables lead with, known before anything runs:
     purity for clustering methods, the test error for protocols with test points, else the error
-    on the unlabeled points (as :func:`gssl.analysis.report.headline_metric` picks from the results)."""
+    on the unlabeled points (as :func:`gssl.analysis.tables.headline_metric` picks from the results)."""
     from sklearn.base import is_clusterer
 
     from ..solvers.registry import solver_class
