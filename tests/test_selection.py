@@ -293,7 +293,7 @@ def test_choice_takes_the_highest_purity_and_never_a_nan():
 
 
 def test_grid_plot_handles_null_values(tmp_path):
-    from gssl.pipeline.selection import plot_grid
+    from gssl.analysis.plots import plot_grid
 
     table = pd.DataFrame({"variant": ["a", "b", "c", "d"], "laplacian": [None, None, "lle", "lle"],
                           "k": [5, 10, 5, 10], "error_unlabeled_mean": [3.0, 2.0, 4.0, 1.0],

@@ -1,16 +1,18 @@
-"""The results' and statistics' plots, on one matplotlib set-up (:func:`_pyplot`; matplotlib is imported there:
+"""Every plot of gssl, on one matplotlib set-up (:func:`_pyplot`; matplotlib is imported there:
 the tables and statistics never need it): the error against the protocol, the statistics'
-critical-difference diagram, box plots per cell and rank heat-map.
+critical-difference diagram, box plots per cell and rank heat-map, and a selection's grid.
 """
 
 from __future__ import annotations
 
+import json
 import textwrap
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
 
+from ..metrics import HIGHER_IS_BETTER
 from .ranks import cd_groups, cd_sentence
 from .stats import SETTING, StatsError, check_runs, higher_is_better
 from .tables import headline_metric
@@ -279,3 +281,30 @@ def plot(table: pd.DataFrame, out, experiment: str, protocol_labels: dict | None
     title = [f"Experiment {experiment}", "mean over the splits, shaded: 95 % confidence band"]
     fig.suptitle("\n".join(textwrap.fill(t, int(width * 10), break_long_words=False) for t in title))
     _save(fig, out, fmt=fmt, tight=False)
+
+
+def plot_grid(table: pd.DataFrame, keys: list[str], metric: str, out, title: str) -> None:
+    """Per grid parameter: the best mean metric over the other parameters at each of its values."""
+    plt = _pyplot()
+    fig, axes = plt.subplots(1, len(keys), figsize=(max(6.0, 4.4 * len(keys)), 3.8), squeeze=False)
+    higher = metric.startswith(HIGHER_IS_BETTER)
+    for ax, key in zip(axes[0], keys):
+        labels = table[key].map(lambda v: json.dumps(v) if not isinstance(v, str) else v)
+        values = list(dict.fromkeys(labels))  # null / NaN values are groups like any other
+        best, sem = [], []
+        for v in values:
+            sub = table.loc[labels == v]
+            row = sub.iloc[int(np.nanargmax(sub[f"{metric}_mean"]) if higher
+                               else np.nanargmin(sub[f"{metric}_mean"]))]
+            best.append(row[f"{metric}_mean"])
+            sem.append(row[f"{metric}_sem"])
+        x = np.arange(len(values))
+        ax.errorbar(x, best, yerr=np.nan_to_num(sem), marker="o", capsize=3)
+        ax.set_xticks(x, values, rotation=30)
+        ax.set_xlabel(key)
+        ax.set_ylabel(f"{metric.replace('_', ' ')} (%)")
+        ax.set_title("best over the other parameters", fontsize=8, color="0.35")
+        ax.grid(alpha=0.3)
+    fig.suptitle(title, fontsize=10)
+    fig.tight_layout()
+    _save(fig, out, dpi=100, tight=False)
