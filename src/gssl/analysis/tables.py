@@ -12,7 +12,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from ..metrics import HIGHER_IS_BETTER
+from ..metrics import HIGHER_IS_BETTER, headline_score, summary
 from .stats import KEYS
 
 BELOW_CHANCE = "▽ below chance"
@@ -48,13 +48,16 @@ def load_runs(paths) -> pd.DataFrame:
 
 
 def aggregate(runs: pd.DataFrame) -> pd.DataFrame:
-    """Mean, std and count of every metric per (dataset, prep, graph, method, protocol)."""
+    """Mean, std and standard error (:func:`gssl.metrics.summary`) of every metric, and the count
+    of splits, per (dataset, prep, graph, method, protocol)."""
     metrics = [c for c in runs.columns if c not in KEYS + ["split"]
                and pd.api.types.is_numeric_dtype(runs[c])]
-    g = runs.groupby(KEYS, sort=False)[metrics]
-    out = (g.mean().add_suffix("_mean").join(g.std(ddof=0).add_suffix("_std"))
-           .join(g.sem().add_suffix("_sem")))
-    out["n_splits"] = runs.groupby(KEYS, sort=False).size()
+    groups = runs.groupby(KEYS, sort=False)
+    stats = {key: {m: summary(sub[m].dropna()) for m in metrics} for key, sub in groups}
+    out = pd.DataFrame({f"{m}_{stat}": [stats[key][m][stat] for key in stats]
+                        for stat in ("mean", "std", "sem") for m in metrics},
+                       index=pd.MultiIndex.from_tuples(list(stats), names=KEYS))
+    out["n_splits"] = groups.size()
     return out.reset_index()
 
 
@@ -93,12 +96,15 @@ def with_paper_statistic(table: pd.DataFrame, runs: pd.DataFrame, entry: dict,
 def headline_metric(table: pd.DataFrame) -> str:
     """The error the papers report: on test points where a protocol has them, else on unlabeled;
     purity when every row is a clustering method (the clustering papers' headline)."""
-    if "purity_mean" in table and table["purity_mean"].notna().all():
-        return "purity"
-    for m in ("error_test", "error_unlabeled"):
-        if f"{m}_mean" in table and table[f"{m}_mean"].notna().any():
-            return m
-    raise ValueError("no error metric in the run outputs")
+    clustering = "purity_mean" in table and table["purity_mean"].notna().all()
+    metric = headline_score(clustering, _has_values(table, "error_test"))
+    if metric != "purity" and not _has_values(table, metric):
+        raise ValueError("no error metric in the run outputs")
+    return metric
+
+
+def _has_values(table: pd.DataFrame, metric: str) -> bool:
+    return f"{metric}_mean" in table and table[f"{metric}_mean"].notna().any()
 
 
 def _order(values, preferred):

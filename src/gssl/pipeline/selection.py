@@ -17,7 +17,7 @@ import numpy as np
 
 from .plan import get_dotted, grid_variants, set_dotted
 from ..errors import ConfigError
-from ..metrics import HIGHER_IS_BETTER
+from ..metrics import HIGHER_IS_BETTER, summary
 
 if TYPE_CHECKING:  # pandas is imported where a table is built: solve jobs never need it
     import pandas as pd
@@ -51,9 +51,8 @@ def grid_table(blocks: list[dict], entry: dict, metric: str, tie_break: str | No
         row = {"order": order, "variant": variant,
                **{k: json.dumps(x) if isinstance(x, (dict, list)) else x for k, x in values.items()}}
         for name in names:
-            v = np.asarray([scores[name][variant][s] for s in sorted(scores[name][variant])], dtype=float)
-            row[f"{name}_mean"] = float(v.mean())
-            row[f"{name}_sem"] = float(v.std(ddof=1) / np.sqrt(v.size)) if v.size > 1 else np.nan
+            stats = summary([scores[name][variant][s] for s in sorted(scores[name][variant])])
+            row[f"{name}_mean"], row[f"{name}_sem"] = stats["mean"], stats["sem"]
         row["n_splits"] = len(scores[metric][variant])
         rows.append(row)
     import pandas as pd
