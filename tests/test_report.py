@@ -9,8 +9,10 @@ import pandas as pd
 import pytest
 import yaml
 
-from gssl.analysis.report import (HIGHER_IS_BETTER, html, markdown, paper_tables, plot, statistics_html,
-                                  statistics_markdown)
+from gssl.analysis.plots import plot
+from gssl.analysis.report import html, markdown, statistics_html, statistics_markdown
+from gssl.analysis.tables import paper_tables
+from gssl.metrics import HIGHER_IS_BETTER
 
 REPO = Path(__file__).resolve().parents[1]
 
@@ -121,7 +123,7 @@ def test_html_and_markdown_share_the_pivot(table):
 
 
 def test_the_papers_one_split_statistic_is_shown_and_compared_with_the_reference():
-    from gssl.analysis.report import aggregate, with_paper_statistic, with_reference
+    from gssl.analysis.tables import aggregate, with_paper_statistic, with_reference
 
     keys = {"dataset": "opt", "prep": "raw", "graph": "knn10", "method": "mtv_t"}
     runs = pd.DataFrame([  # purity of the draw of lowest energy: split 2 (80.0); ties -> first
@@ -153,7 +155,8 @@ def test_the_papers_one_split_statistic_is_shown_and_compared_with_the_reference
 
 
 def test_tables_mark_the_methods_not_significantly_worse_than_the_best():
-    from gssl.analysis.report import aggregate, markdown, with_paired_tests
+    from gssl.analysis.report import markdown
+    from gssl.analysis.tables import aggregate, with_paired_tests
 
     rng = np.random.default_rng(0)
     base = 20 + rng.normal(0, 2, 12)
@@ -319,7 +322,7 @@ def test_every_report_text_renders_without_a_docutils_message():
 def test_a_truncated_job_output_is_named_with_the_fix(tmp_path):
     """Issue 33: `truncate -s 100` of a solve job's JSON made the statistics job (now aggregate) fail with
     "Unterminated string ..." and no path."""
-    from gssl.analysis.report import load_runs
+    from gssl.analysis.tables import load_runs
     from gssl.errors import CacheError
 
     path = tmp_path / "splits0-2.json"

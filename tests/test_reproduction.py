@@ -12,7 +12,7 @@ import pandas as pd
 import pytest
 import yaml
 
-from gssl.analysis.report import aggregate, with_paper_statistic, with_reference
+from gssl.analysis.tables import aggregate, with_paper_statistic, with_reference
 from gssl.analysis.reproduction import (NO_SE, OUTSIDE, WITHIN, build_page, paper_and_table, tolerance,
                                         verdict, write_index, write_page)
 from gssl.cli import main

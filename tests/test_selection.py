@@ -8,7 +8,7 @@ import pandas as pd
 import pytest
 
 from gssl.pipeline.config import validate_config
-from gssl.analysis.report import tuned_on_scored_points
+from gssl.analysis.tables import tuned_on_scored_points
 from gssl.pipeline.plan import grid_values, grid_variants, selection_jobs
 from gssl.errors import ConfigError
 from conftest import build_moons_cell
@@ -269,7 +269,8 @@ def test_reference_errors_name_the_method_or_column(values, message):
 
 
 def test_reference_and_tuned_rows_in_the_tables():
-    from gssl.analysis.report import aggregate, markdown, with_reference
+    from gssl.analysis.report import markdown
+    from gssl.analysis.tables import aggregate, with_reference
 
     runs = pd.DataFrame({"dataset": "moons", "prep": "std", "graph": "knn8", "method": "laprls",
                          "protocol": "lpc1", "split": [0, 1, 2], "error_unlabeled": [2.0, 4.0, 6.0]})
@@ -292,7 +293,7 @@ def test_choice_takes_the_highest_purity_and_never_a_nan():
 
 
 def test_grid_plot_handles_null_values(tmp_path):
-    from gssl.pipeline.selection import plot_grid
+    from gssl.analysis.plots import plot_grid
 
     table = pd.DataFrame({"variant": ["a", "b", "c", "d"], "laplacian": [None, None, "lle", "lle"],
                           "k": [5, 10, 5, 10], "error_unlabeled_mean": [3.0, 2.0, 4.0, 1.0],
@@ -320,7 +321,7 @@ def test_grid_points_do_not_share_the_configs_objects():
 
 
 def test_scored_points_marks_the_gridded_methods_only():
-    from gssl.analysis.report import tuned_on_scored_points
+    from gssl.analysis.tables import tuned_on_scored_points
 
     entry = {"methods": ["a", "b"], "selection": {"protocol": "p", "scored_points": True}}
     assert tuned_on_scored_points({**entry, "gridded_methods": ["b"]}) == ["b"]

@@ -76,6 +76,25 @@ def clustering_accuracy(y_true, y_pred) -> float:
     return 100.0 * float(table[rows, cols].sum()) / np.size(y_true)
 
 
+def summary(values) -> dict[str, float]:
+    """The statistics of one score over splits, as every table reports them: ``mean``, ``std``
+    (ddof 0) and ``sem`` (standard error of the mean, ddof 1; NaN for fewer than 2 values)."""
+    v = np.asarray(values, dtype=float)
+    if v.size == 0:
+        return {"mean": float("nan"), "std": float("nan"), "sem": float("nan")}
+    return {"mean": float(v.mean()), "std": float(v.std()),
+            "sem": float(v.std(ddof=1) / np.sqrt(v.size)) if v.size > 1 else float("nan")}
+
+
+def headline_score(clustering: bool, test_points: bool) -> str:
+    """The score an experiment's tables lead with: purity for clustering methods (the clustering
+    papers' headline), else the error on test points where the protocols have them, else the
+    error on the unlabeled points."""
+    if clustering:
+        return "purity"
+    return "error_test" if test_points else "error_unlabeled"
+
+
 def split_statistics(metrics: list[dict]) -> dict[str, float]:
     """A cell's statistics over its splits: ``<score>_mean``, ``_std`` (ddof 0, as the tables) and
     ``_sem`` (standard error of the mean, ddof 1) of every error / purity score, the mean fit time,
@@ -84,10 +103,8 @@ def split_statistics(metrics: list[dict]) -> dict[str, float]:
     out: dict[str, float] = {"n_splits": float(len(metrics))}
     names = dict.fromkeys(k for m in metrics for k in m if k.startswith(SCORE_PREFIXES))
     for name in names:
-        v = np.array([m[name] for m in metrics if name in m], dtype=float)
-        out[f"{name}_mean"] = float(v.mean())
-        out[f"{name}_std"] = float(v.std())
-        out[f"{name}_sem"] = float(v.std(ddof=1) / np.sqrt(v.size)) if v.size > 1 else float("nan")
+        stats = summary([m[name] for m in metrics if name in m])
+        out.update({f"{name}_{stat}": value for stat, value in stats.items()})
     if metrics and all("fit_seconds" in m for m in metrics):
         out["fit_seconds_mean"] = float(np.mean([m["fit_seconds"] for m in metrics]))
     return {**out, **_flag_statistics(metrics)}

@@ -39,7 +39,7 @@ rule aggregate:
     params:
         experiment=lambda wc: table_entry(config, wc.experiment),
         labels=lambda wc: protocol_labels(wc.experiment),
-        code=code_hash("gssl.analysis.report", "gssl.analysis.stats", "gssl.analysis.ranks", "gssl.analysis.plots"),
+        code=code_hash("gssl.analysis.report", "gssl.analysis.tables", "gssl.analysis.stats", "gssl.analysis.ranks", "gssl.analysis.plots"),
     resources:
         mem_mb=per_attempt(2000),
         runtime=per_attempt(30),

@@ -236,7 +236,7 @@ def load_split_results(source, experiment: str | None = None) -> pd.DataFrame:
     from pathlib import Path
 
     from ..metrics import SCORE_PREFIXES
-    from .report import load_runs
+    from .tables import load_runs
 
     path = Path(source)
     if path.is_file():

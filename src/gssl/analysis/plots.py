@@ -1,18 +1,21 @@
-"""Plots of the statistics (matplotlib is imported inside: the statistics never need it): the
-critical-difference diagram, box plots per cell, the rank heat-map.
+"""Every plot of gssl, on one matplotlib set-up (:func:`_pyplot`; matplotlib is imported there:
+the tables and statistics never need it): the error against the protocol, the statistics'
+critical-difference diagram, box plots per cell and rank heat-map, and a selection's grid.
 """
 
 from __future__ import annotations
 
+import json
 import textwrap
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
 
-from .ranks import cd_groups
-from .report import cd_sentence
+from ..metrics import HIGHER_IS_BETTER
+from .ranks import cd_groups, cd_sentence
 from .stats import SETTING, StatsError, check_runs, higher_is_better
+from .tables import headline_metric
 
 BEST_COLOR, OTHER_COLOR = "#e8913a", "#b9cde5"  # orange best box among light blue ones
 
@@ -27,12 +30,14 @@ def _pyplot():
     return plt
 
 
-def _save(fig, out) -> None:
-    """Write ``fig`` to ``out`` (parent folders created) and close it."""
+def _save(fig, out, *, dpi: int = 110, fmt: str = "png", tight: bool = True) -> None:
+    """Write ``fig`` to ``out`` (parent folders created) and close it; ``tight`` crops the
+    figure to what it draws."""
     plt = _pyplot()
     try:
         Path(out).parent.mkdir(parents=True, exist_ok=True)
-        fig.savefig(out, dpi=110, bbox_inches="tight", format="png")  # out may be a .tmp name
+        # the format given: out may be a .tmp name
+        fig.savefig(out, dpi=dpi, bbox_inches="tight" if tight else None, format=fmt)
     finally:
         plt.close(fig)
 
@@ -226,6 +231,83 @@ def plot_note(out, text: str) -> None:
     ax.axis("off")
     ax.text(0.5, 0.5, textwrap.fill(text, 70), ha="center", va="center", fontsize=11)
     _save(fig, out)
+
+
+def confidence_band(mean, sem, n) -> tuple[np.ndarray, np.ndarray]:
+    """The 95 % Student-t band of a mean over n splits, clipped to [0, 100]: the metrics are
+    percentages, and a symmetric interval around an error near 0 would otherwise reach below it."""
+    from .stats import t_quantile
+
+    mean = np.asarray(mean, float)
+    half = t_quantile(0.95, np.asarray(n, float)) * np.asarray(sem, float)
+    return np.clip(mean - half, 0, 100), np.clip(mean + half, 0, 100)
+
+
+def plot(table: pd.DataFrame, out, experiment: str, protocol_labels: dict | None = None,
+         metric: str | None = None, fmt: str = "png") -> None:
+    """Error vs protocol (labels per class), one panel per dataset setting: the mean over the splits
+    and its 95 % confidence band (Student t, from the standard error; none for a single split;
+    clipped to [0, 100] %)."""
+    plt = _pyplot()
+    metric = metric or headline_metric(table)
+    groups = list(table.groupby(["dataset", "prep", "graph"], sort=False))
+    methods = list(dict.fromkeys(table["method"]))
+    ncol = min(len(methods), 6)
+    width = 5.5 * len(groups)
+    # constrained layout keeps the title and the one legend under the panels inside the figure
+    fig, axes = plt.subplots(1, len(groups), figsize=(width, 4.5), squeeze=False, layout="constrained")
+    colors = {m: f"C{i % 10}" for i, m in enumerate(methods)}  # a method's colour in every panel
+    for ax, ((ds, prep, graph), sub) in zip(axes[0], groups):
+        protocols = list(dict.fromkeys(sub["protocol"]))
+        x = np.arange(len(protocols))
+        for method, msub in sub.groupby("method", sort=False):
+            msub = msub.set_index("protocol").reindex(protocols)
+            mean = msub[f"{metric}_mean"].to_numpy(float)
+            line, = ax.plot(x, mean, marker="o", label=method, color=colors[method],
+                            linestyle="-" if methods.index(method) < 10 else "--")
+            if f"{metric}_sem" in msub:
+                low, high = confidence_band(mean, msub[f"{metric}_sem"], msub["n_splits"])
+                ax.fill_between(x, low, high, color=line.get_color(), alpha=0.15, linewidth=0)
+        ax.set_xticks(x, [(protocol_labels or {}).get(p, p) for p in protocols])
+        ax.set_xlabel("protocol (labels per class)")
+        ax.set_ylabel(f"{metric.replace('_', ' ')} (%)")
+        ax.set_title(f"{ds} · {prep} · {graph}")
+        ax.grid(alpha=0.3)
+    handles = {h.get_label(): h for ax in axes[0] for h in ax.get_lines()}
+    fig.legend([handles[m] for m in methods if m in handles], [m for m in methods if m in handles],
+               loc="outside lower center", ncol=ncol, fontsize=9, frameon=False)
+    # wrapped to the figure (about 11 characters per inch at the title's 12 pt; 10 leaves a
+    # margin): constrained layout does not wrap a title wider than a one-panel figure, it crops it
+    title = [f"Experiment {experiment}", "mean over the splits, shaded: 95 % confidence band"]
+    fig.suptitle("\n".join(textwrap.fill(t, int(width * 10), break_long_words=False) for t in title))
+    _save(fig, out, fmt=fmt, tight=False)
+
+
+def plot_grid(table: pd.DataFrame, keys: list[str], metric: str, out, title: str) -> None:
+    """Per grid parameter: the best mean metric over the other parameters at each of its values."""
+    plt = _pyplot()
+    fig, axes = plt.subplots(1, len(keys), figsize=(max(6.0, 4.4 * len(keys)), 3.8), squeeze=False)
+    higher = metric.startswith(HIGHER_IS_BETTER)
+    for ax, key in zip(axes[0], keys):
+        labels = table[key].map(lambda v: json.dumps(v) if not isinstance(v, str) else v)
+        values = list(dict.fromkeys(labels))  # null / NaN values are groups like any other
+        best, sem = [], []
+        for v in values:
+            sub = table.loc[labels == v]
+            row = sub.iloc[int(np.nanargmax(sub[f"{metric}_mean"]) if higher
+                               else np.nanargmin(sub[f"{metric}_mean"]))]
+            best.append(row[f"{metric}_mean"])
+            sem.append(row[f"{metric}_sem"])
+        x = np.arange(len(values))
+        ax.errorbar(x, best, yerr=np.nan_to_num(sem), marker="o", capsize=3)
+        ax.set_xticks(x, values, rotation=30)
+        ax.set_xlabel(key)
+        ax.set_ylabel(f"{metric.replace('_', ' ')} (%)")
+        ax.set_title("best over the other parameters", fontsize=8, color="0.35")
+        ax.grid(alpha=0.3)
+    fig.suptitle(title, fontsize=10)
+    fig.tight_layout()
+    _save(fig, out, dpi=100, tight=False)
 
 
 def plot_loss_curve(losses: dict[str, np.ndarray], out, title: str) -> None:

@@ -225,3 +225,12 @@ def cd_groups(avg_ranks: pd.Series, cd: float) -> list[list[str]]:
             groups.append(names[i:end])
         last_end = max(last_end, end)
     return groups
+
+
+def cd_sentence(cd: float, k: int) -> str:
+    """The critical difference in words: with k methods average ranks lie in [1, k], so a CD above
+    their range k - 1 means no pair can differ (the diagram then stops its bar at the axis end)."""
+    if cd > k - 1:
+        return (f"critical difference {cd:.2f}: larger than the rank range of {k - 1}, "
+                "so no pair differs")
+    return f"critical difference {cd:.2f}: pairs whose average ranks differ by at least this differ"

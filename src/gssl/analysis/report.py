@@ -1,278 +1,21 @@
-"""Tables and plots built from the solve jobs' JSON outputs (never from MLflow searches)."""
+"""The report's pages: an experiment's paper-style tables (:func:`markdown`, :func:`html`) and its
+statistics page (:func:`statistics_markdown`, :func:`statistics_html`), rendered from
+:mod:`gssl.analysis.tables`."""
 
 from __future__ import annotations
 
-import json
-from dataclasses import dataclass
 from html import escape as _escape
-from pathlib import Path
 
-import numpy as np
 import pandas as pd
 
-from ..metrics import HIGHER_IS_BETTER, SCORE_PREFIXES, split_statistics  # noqa: F401 - re-exported
-from .stats import KEYS
+from ..metrics import HIGHER_IS_BETTER
+from .ranks import cd_sentence
+from .tables import (BELOW_CHANCE, NOT_CONVERGED, headline_metric, paper_tables, reference_blocks,
+                     tuned_on_scored_points)
 
-ERROR_METRICS = ["error_unlabeled", "error_validation", "error_test", "macro_error_unlabeled"]
-
-
-def _read_block(path) -> dict:
-    """One solve job's output; a damaged one is named, with the command that rebuilds it."""
-    from ..errors import CacheError
-
-    try:
-        rec = json.loads(Path(path).read_text())
-        rec["splits"]
-    except (ValueError, KeyError, TypeError) as exc:
-        raise CacheError(f"{path} is not a complete solve-job output ({type(exc).__name__}: {exc}); "
-                         f"delete it and rerun: snakemake --cores N {path}") from None
-    return rec
-
-
-def load_runs(paths) -> pd.DataFrame:
-    """One row per split from the solve jobs' JSON outputs (each holds a block of splits)."""
-    rows = []
-    for p in paths:
-        rec = _read_block(p)
-        for split in rec["splits"]:
-            row = {k: rec[k] for k in KEYS}
-            row["split"] = split["split"]
-            row.update(split["metrics"])
-            rows.append(row)
-    if not rows:
-        raise ValueError("no run outputs given")
-    return pd.DataFrame(rows)
-
-
-def aggregate(runs: pd.DataFrame) -> pd.DataFrame:
-    """Mean, std and count of every metric per (dataset, prep, graph, method, protocol)."""
-    metrics = [c for c in runs.columns if c not in KEYS + ["split"]
-               and pd.api.types.is_numeric_dtype(runs[c])]
-    g = runs.groupby(KEYS, sort=False)[metrics]
-    out = (g.mean().add_suffix("_mean").join(g.std(ddof=0).add_suffix("_std"))
-           .join(g.sem().add_suffix("_sem")))
-    out["n_splits"] = runs.groupby(KEYS, sort=False).size()
-    return out.reset_index()
-
-
-def with_paired_tests(table: pd.DataFrame, runs: pd.DataFrame, metric: str | None = None) -> pd.DataFrame:
-    """Add ``tied_with_best`` and ``p_holm_vs_best``: per cell, whether the headline metric is not
-    significantly worse than its setting's best method on the same splits (paired Wilcoxon,
-    Holm-corrected within the setting; :func:`gssl.analysis.stats.paired_tests`)."""
-    from .stats import paired_tests
-
-    metric = metric or headline_metric(table)
-    tests = paired_tests(runs, metric)[KEYS + ["tied_with_best", "p_holm"]]
-    return table.merge(tests.rename(columns={"p_holm": "p_holm_vs_best"}), on=KEYS, how="left")
-
-
-def with_paper_statistic(table: pd.DataFrame, runs: pd.DataFrame, entry: dict,
-                         metric: str | None = None) -> pd.DataFrame:
-    """Add column ``paper_statistic``: per cell, the headline of the split with the lowest value of
-    the experiment's ``paper_statistic.lowest`` metric (the first such split on ties); NaN without
-    one. A statistic of one split, so it moves with the draws: the tables show the mean beside it."""
-    out = table.copy()
-    spec = entry.get("paper_statistic")
-    if not spec:
-        out["paper_statistic"] = np.nan
-        return out
-    metric = metric or headline_metric(table)
-    by = spec["lowest"]
-    if by not in runs:
-        raise ValueError(f"paper_statistic.lowest {by!r} is not a metric of the runs (they have: "
-                         f"{', '.join(c for c in runs.columns if c not in KEYS)})")
-    ordered = runs.dropna(subset=[by]).sort_values(KEYS + ["split"], kind="stable")
-    picked = ordered.loc[ordered.groupby(KEYS, sort=False)[by].idxmin(), KEYS + [metric]]  # NaN by: none
-    out = out.merge(picked.rename(columns={metric: "paper_statistic"}), on=KEYS, how="left")
-    return out
-
-
-def headline_metric(table: pd.DataFrame) -> str:
-    """The error the papers report: on test points where a protocol has them, else on unlabeled;
-    purity when every row is a clustering method (the clustering papers' headline)."""
-    if "purity_mean" in table and table["purity_mean"].notna().all():
-        return "purity"
-    for m in ("error_test", "error_unlabeled"):
-        if f"{m}_mean" in table and table[f"{m}_mean"].notna().any():
-            return m
-    raise ValueError("no error metric in the run outputs")
-
-
-def _order(values, preferred):
-    seen = [v for v in preferred if v in set(values)]
-    return seen + [v for v in dict.fromkeys(values) if v not in seen]
-
-
-@dataclass(frozen=True)
-class PaperTable:
-    """One dataset setting (dataset, prep, graph) of an experiment laid out as in the papers:
-    rows = methods, columns = protocols, each cell the metric's mean, std and number of splits
-    (NaN where the setting has no result for that method and protocol)."""
-
-    dataset: str
-    prep: str
-    graph: str
-    metric: str
-    methods: list
-    protocols: list
-    mean: pd.DataFrame
-    std: pd.DataFrame
-    n: pd.DataFrame
-    sem: pd.DataFrame | None = None
-    ref: pd.DataFrame | None = None  # the paper's values (NaN where it gives none)
-    tuned: frozenset = frozenset()  # methods tuned on the scored points
-    stat: pd.DataFrame | None = None  # the paper's one-split statistic (paper_statistic)
-    stat_label: str = ""
-    tied: pd.DataFrame | None = None  # not significantly worse than the setting's best (paired test)
-    chance: pd.DataFrame | None = None  # each cell's error at chance (chance_error_<set>_mean)
-    not_converged: pd.DataFrame | None = None  # each cell's splits stopped on their iteration limit
-
-    def cell(self, method: str, protocol: str) -> str | None:
-        """``"mean ± std (n=N, SE s)"`` in the metric's unit (%), followed by the paper's value and
-        our difference where the experiment gives a reference; None where there is no value."""
-        parts = self.cell_parts(method, protocol)
-        return None if parts is None else " · ".join(p for p in parts if p)
-
-    def cell_parts(self, method: str, protocol: str) -> tuple[str, str] | None:
-        """(ours, the paper's value with our difference or ""), None where there is no value."""
-        mean = self.mean.at[method, protocol]
-        if pd.isna(mean):
-            return None
-        se = self.sem.at[method, protocol] if self.sem is not None else np.nan
-        ours = (f"{mean:.2f} ± {self.std.at[method, protocol]:.2f} "
-                f"(n={int(self.n.at[method, protocol])}"
-                + (f", SE {se:.2f})" if not pd.isna(se) else ")"))
-        stat = self.stat.at[method, protocol] if self.stat is not None else np.nan
-        if not pd.isna(stat):  # the paper's statistic first: the reference is compared with it
-            ours = f"{self.stat_label} {stat:.2f}; mean {ours}"
-            mean = stat
-        tied = self.tied.at[method, protocol] if self.tied is not None else np.nan
-        if not pd.isna(tied) and bool(tied) and method not in self.best(protocol):
-            ours += " ≈"
-        if self.below_chance(method, protocol):
-            ours += f" {BELOW_CHANCE}"
-        if self.n_not_converged(method, protocol):
-            ours += (f" {NOT_CONVERGED} {self.n_not_converged(method, protocol)}/"
-                     f"{int(self.n.at[method, protocol])} not converged")
-        ref = self.ref.at[method, protocol] if self.ref is not None else np.nan
-        return ours, ("" if pd.isna(ref) else f"paper {ref:.2f} (Δ {mean - ref:+.2f})")
-
-    def chance_level(self, method: str, protocol: str) -> float:
-        """The metric's value at chance, always answering the largest class of the scored
-        points: the error 100 (1 - its share) %, or the share itself for purity / clustering
-        accuracy; NaN where unknown."""
-        chance = self.chance.at[method, protocol] if self.chance is not None else np.nan
-        return 100.0 - chance if self.metric.startswith(HIGHER_IS_BETTER) else chance
-
-    def below_chance(self, method: str, protocol: str) -> bool:
-        """Whether the cell's mean is no better than chance (:meth:`chance_level`)."""
-        mean, level = self.mean.at[method, protocol], self.chance_level(method, protocol)
-        if pd.isna(mean) or pd.isna(level):
-            return False
-        if self.metric.startswith(HIGHER_IS_BETTER):
-            return bool(mean <= level + 1e-9)
-        return bool(mean >= level - 1e-9)
-
-    def n_not_converged(self, method: str, protocol: str) -> int:
-        """How many of the cell's splits stopped on their iteration limit (0 where unknown)."""
-        k = self.not_converged.at[method, protocol] if self.not_converged is not None else np.nan
-        return 0 if pd.isna(k) else int(k)
-
-    def label(self, method: str) -> str:
-        """The method's row label: marked † when it was tuned on the scored points."""
-        return f"{method} †" if method in self.tuned else method
-
-    def best(self, protocol: str) -> set:
-        """The methods with the best mean in a column, as displayed (2 decimals; ties all count):
-        the lowest error, or the highest purity / clustering accuracy."""
-        col = self.mean[protocol].dropna().round(2)
-        if col.empty:
-            return set()
-        target = col.max() if self.metric.startswith(HIGHER_IS_BETTER) else col.min()
-        return set(col.index[col == target])
-
-
-def paper_tables(table: pd.DataFrame, entry: dict, metric: str | None = None) -> list[PaperTable]:
-    """The layout markdown() and html() share: one PaperTable per (dataset, prep, graph) in the
-    table's order; methods and protocols in the experiment entry's order, then any others in the
-    order they appear. ``metric`` defaults to :func:`headline_metric`."""
-    metric = metric or headline_metric(table)
-    out = []
-    for (ds, prep, graph), sub in table.groupby(["dataset", "prep", "graph"], sort=False):
-        protocols = _order(sub["protocol"], entry.get("protocols", []))
-        methods = _order(sub["method"], entry.get("methods", []))
-        first = sub.drop_duplicates(["method", "protocol"])
-
-        def grid(column):
-            return (first.pivot(index="method", columns="protocol", values=column)
-                    .reindex(index=methods, columns=protocols))
-
-        sem = grid(f"{metric}_sem") if f"{metric}_sem" in sub else None
-        ref = grid("reference") if "reference" in sub and sub["reference"].notna().any() else None
-        stat = (grid("paper_statistic") if "paper_statistic" in sub
-                and sub["paper_statistic"].notna().any() else None)
-        tied = grid("tied_with_best").astype(object) if "tied_with_best" in sub else None
-        chance = _chance_column(metric)
-        chance = grid(chance) if chance in sub and sub[chance].notna().any() else None
-        # converged_mean: the share of converged splits (fit_split's converged, 1 or 0)
-        not_converged = (((1.0 - grid("converged_mean")) * grid("n_splits")).round()
-                         if "converged_mean" in sub else None)
-        out.append(PaperTable(ds, prep, graph, metric, methods, protocols,
-                              grid(f"{metric}_mean"), grid(f"{metric}_std"), grid("n_splits"),
-                              sem, ref, frozenset(tuned_on_scored_points(entry)), stat,
-                              (entry.get("paper_statistic") or {}).get("label", "paper's statistic"),
-                              tied, chance, not_converged))
-    return out
-
-
-def _chance_column(metric: str) -> str | None:
-    """The column holding the error at chance of the points ``metric`` scores: error_<set> ->
-    chance_error_<set>_mean; purity and clustering accuracy score the unlabeled points. None for
-    the other metrics (a macro error's chance level is not the largest class's)."""
-    if metric.startswith("error_"):
-        return f"chance_{metric}_mean"
-    return "chance_error_unlabeled_mean" if metric.startswith(HIGHER_IS_BETTER) else None
-
-
-def tuned_on_scored_points(entry: dict) -> list[str]:
-    """Methods whose reported numbers were tuned on the points they are scored on: those the
-    experiment lists in ``tuned_on_scored_points``, and every method chosen by a selection with
-    ``scored_points: true`` (the papers' protocol, reproduced; the tables mark them): the
-    methods with a grid, which the aggregate rule lists as ``gridded_methods`` (all methods when the
-    entry does not say)."""
-    out = list(entry.get("tuned_on_scored_points") or [])
-    if (entry.get("selection") or {}).get("scored_points"):
-        chosen = entry.get("gridded_methods", entry.get("methods", []))  # set by the aggregate rule
-        out += [m for m in chosen if m not in out]
-    return out
-
-
-def with_reference(table: pd.DataFrame, entry: dict, metric: str | None = None) -> pd.DataFrame:
-    """Add the experiment's ``reference`` (the paper's value of the headline metric per method and
-    protocol) and our difference to it, as columns ``reference`` and ``reference_diff``."""
-    metric = metric or headline_metric(table)
-    out = table.copy()
-    out["reference"] = np.nan
-    for ref in reference_blocks(entry):
-        for method, row in ref["values"].items():
-            for protocol, value in row.items():
-                hit = (out["method"] == method) & (out["protocol"] == protocol)
-                if ref.get("dataset"):
-                    hit &= out["dataset"] == ref["dataset"]
-                out.loc[hit, "reference"] = float(value)
-    ours = out[f"{metric}_mean"]
-    if "paper_statistic" in out and out["paper_statistic"].notna().any():
-        ours = out["paper_statistic"].fillna(ours)  # the paper reports its statistic, not the mean
-    out["reference_diff"] = ours - out["reference"]
-    out["tuned_on_scored_points"] = out["method"].isin(tuned_on_scored_points(entry))
-    return out
-
-
-def reference_blocks(entry: dict) -> list[dict]:
-    ref = entry.get("reference")
-    if not ref:
-        return []
-    return ref if isinstance(ref, list) else [ref]
+# the names workflow/scripts/aggregate.py imports from here, until it imports them from their homes
+from .plots import plot  # noqa: F401
+from .tables import aggregate, load_runs, with_paired_tests, with_paper_statistic, with_reference  # noqa: F401
 
 
 def _legend_notes(entry: dict) -> list[str]:
@@ -291,10 +34,6 @@ def _legend_notes(entry: dict) -> list[str]:
         notes.append("† tuned on the scored points (the paper's protocol): its hyper-parameters "
                      "were chosen with the labels of points these numbers are scored on.")
     return notes
-
-
-BELOW_CHANCE = "▽ below chance"
-NOT_CONVERGED = "⚠"
 
 
 def _flagged(tables) -> list[tuple]:
@@ -390,15 +129,6 @@ FLAGGED_HEADING = "Flagged cells"
 
 def _num(x, spec=".2f") -> str:
     return "–" if x is None or x != x else format(x, spec)
-
-
-def cd_sentence(cd: float, k: int) -> str:
-    """The critical difference in words: with k methods average ranks lie in [1, k], so a CD above
-    their range k - 1 means no pair can differ (the diagram then stops its bar at the axis end)."""
-    if cd > k - 1:
-        return (f"critical difference {cd:.2f}: larger than the rank range of {k - 1}, "
-                "so no pair differs")
-    return f"critical difference {cd:.2f}: pairs whose average ranks differ by at least this differ"
 
 
 STATS_HEADER = ["method", "n", "mean", "SE", "95 % CI", "p", "p_Holm", ""]
@@ -583,72 +313,3 @@ def _html_page(lines: list[str]) -> str:
     # ASCII with character references (± -> &#177;): renders the same whatever encoding the file
     # is written or served with (the report embeds it as a data: URI)
     return "\n".join(lines + ["</body>", "</html>", ""]).encode("ascii", "xmlcharrefreplace").decode("ascii")
-
-
-def confidence_band(mean, sem, n) -> tuple[np.ndarray, np.ndarray]:
-    """The 95 % Student-t band of a mean over n splits, clipped to [0, 100]: the metrics are
-    percentages, and a symmetric interval around an error near 0 would otherwise reach below it."""
-    from .stats import t_quantile
-
-    mean = np.asarray(mean, float)
-    half = t_quantile(0.95, np.asarray(n, float)) * np.asarray(sem, float)
-    return np.clip(mean - half, 0, 100), np.clip(mean + half, 0, 100)
-
-
-def plot(table: pd.DataFrame, out, experiment: str, protocol_labels: dict | None = None,
-         metric: str | None = None, fmt: str = "png") -> None:
-    """Error vs protocol (labels per class), one panel per dataset setting: the mean over the splits
-    and its 95 % confidence band (Student t, from the standard error; none for a single split;
-    clipped to [0, 100] %)."""
-    import textwrap
-
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    metric = metric or headline_metric(table)
-    groups = list(table.groupby(["dataset", "prep", "graph"], sort=False))
-    methods = list(dict.fromkeys(table["method"]))
-    ncol = min(len(methods), 6)
-    width = 5.5 * len(groups)
-    # constrained layout keeps the title and the one legend under the panels inside the figure
-    fig, axes = plt.subplots(1, len(groups), figsize=(width, 4.5), squeeze=False, layout="constrained")
-    colors = {m: f"C{i % 10}" for i, m in enumerate(methods)}  # a method's colour in every panel
-    for ax, ((ds, prep, graph), sub) in zip(axes[0], groups):
-        protocols = list(dict.fromkeys(sub["protocol"]))
-        x = np.arange(len(protocols))
-        for method, msub in sub.groupby("method", sort=False):
-            msub = msub.set_index("protocol").reindex(protocols)
-            mean = msub[f"{metric}_mean"].to_numpy(float)
-            line, = ax.plot(x, mean, marker="o", label=method, color=colors[method],
-                            linestyle="-" if methods.index(method) < 10 else "--")
-            if f"{metric}_sem" in msub:
-                low, high = confidence_band(mean, msub[f"{metric}_sem"], msub["n_splits"])
-                ax.fill_between(x, low, high, color=line.get_color(), alpha=0.15, linewidth=0)
-        ax.set_xticks(x, [(protocol_labels or {}).get(p, p) for p in protocols])
-        ax.set_xlabel("protocol (labels per class)")
-        ax.set_ylabel(f"{metric.replace('_', ' ')} (%)")
-        ax.set_title(f"{ds} · {prep} · {graph}")
-        ax.grid(alpha=0.3)
-    handles = {h.get_label(): h for ax in axes[0] for h in ax.get_lines()}
-    fig.legend([handles[m] for m in methods if m in handles], [m for m in methods if m in handles],
-               loc="outside lower center", ncol=ncol, fontsize=9, frameon=False)
-    # wrapped to the figure (about 11 characters per inch at the title's 12 pt; 10 leaves a
-    # margin): constrained layout does not wrap a title wider than a one-panel figure, it crops it
-    title = [f"Experiment {experiment}", "mean over the splits, shaded: 95 % confidence band"]
-    fig.suptitle("\n".join(textwrap.fill(t, int(width * 10), break_long_words=False) for t in title))
-    Path(out).parent.mkdir(parents=True, exist_ok=True)
-    fig.savefig(out, dpi=110, format=fmt)
-    plt.close(fig)
-
-
-def protocol_label(spec: dict) -> str:
-    kind = spec.get("kind")
-    if kind == "labels_per_class":
-        return f"{spec['n']}/class"
-    if kind == "label_fraction":
-        return f"{spec['fraction']:.1%}" if "fraction" in spec else f"{spec['per_class']}/class"
-    if kind == "per_class_counts":
-        return f"{spec['labeled']}/class"
-    return kind or "?"

@@ -5,7 +5,7 @@ A page is one paper config (``config/experiments/<paper>.yaml``); its sections a
 tables, named by the references' citations ("<paper>, <table>, ..."). Every cell the config gives
 a paper's value for is compared with our number by one criterion (:func:`tolerance`). The numbers
 come from the ``aggregate`` rule's CSV (``<results>/tables/<experiment>.csv``) laid out by
-:func:`gssl.analysis.report.paper_tables`: nothing here recomputes a statistic of the splits.
+:func:`gssl.analysis.tables.paper_tables`: nothing here recomputes a statistic of the splits.
 
 Each page writes a sidecar ``<paper>.json`` (its cells, counts, commands and wall times) from which
 the index is rebuilt, so a page regenerated from one run leaves the other pages' rows as they were.
@@ -27,7 +27,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from .report import (BELOW_CHANCE, NOT_CONVERGED, paper_tables, protocol_label, reference_blocks,
+from .tables import (BELOW_CHANCE, NOT_CONVERGED, paper_tables, protocol_label, reference_blocks,
                      with_reference)
 from .stats import KEYS
 
@@ -101,7 +101,7 @@ class Cell:
     tol: float
     verdict: str
     tuned: bool
-    flags: str  # below chance, splits not converged (report.py's marks)
+    flags: str  # below chance, splits not converged (tables.py's marks)
     citation: str
     key: str  # what pairs a † cell with its honest counterpart (dataset, solver, labels)
 
@@ -148,7 +148,7 @@ def table_decimals(config: dict) -> dict:
 def experiment_cells(table: pd.DataFrame, config: dict, experiment: str,
                      decimals: dict | None = None) -> list[Cell]:
     """The compared cells of one experiment from its table (the aggregate rule's CSV), in the paper
-    tables' order (:func:`gssl.analysis.report.paper_tables`)."""
+    tables' order (:func:`gssl.analysis.tables.paper_tables`)."""
     from ..pipeline.config import table_entry
 
     entry = table_entry(config, experiment)

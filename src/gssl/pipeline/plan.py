@@ -8,6 +8,7 @@ import itertools
 import json
 
 from ..errors import ConfigError
+from ..metrics import HIGHER_IS_BETTER, headline_score
 
 # what names a cell within an experiment: one row of its results table, one MLflow cell run
 CELL_KEYS = ("dataset", "prep", "graph", "method", "protocol")
@@ -97,19 +98,17 @@ def solve_jobs(config: dict, experiment: str) -> list[dict]:
 def expected_headline(config: dict, experiment: str) -> tuple[str, bool]:
     """(score, lower is better) an experiment's tables lead with, known before anything runs:
     purity for clustering methods, the test error for protocols with test points, else the error
-    on the unlabeled points (as :func:`gssl.analysis.report.headline_metric` picks from the results)."""
+    on the unlabeled points (:func:`gssl.metrics.headline_score`, which
+    :func:`gssl.analysis.tables.headline_metric` asks from the results)."""
     from sklearn.base import is_clusterer
 
     from ..solvers.registry import solver_class
 
     e = config["experiments"][experiment]
     solvers = [solver_class(config["methods"][m]["solver"]) for m in e["methods"]]
-    if all(cls is not None and is_clusterer(cls()) for cls in solvers):
-        return "purity", False
-    protocols = [config["protocols"][p] for p in e["protocols"]]
-    if all(_has_test_points(p) for p in protocols):
-        return "error_test", True
-    return "error_unlabeled", True
+    score = headline_score(all(cls is not None and is_clusterer(cls()) for cls in solvers),
+                           all(_has_test_points(config["protocols"][p]) for p in e["protocols"]))
+    return score, not score.startswith(HIGHER_IS_BETTER)
 
 
 def _has_test_points(spec: dict) -> bool:

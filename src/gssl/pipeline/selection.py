@@ -12,13 +12,12 @@ from __future__ import annotations
 
 import json
 from typing import TYPE_CHECKING
-from pathlib import Path
 
 import numpy as np
 
 from .plan import get_dotted, grid_variants, set_dotted
 from ..errors import ConfigError
-from ..metrics import HIGHER_IS_BETTER
+from ..metrics import HIGHER_IS_BETTER, summary
 
 if TYPE_CHECKING:  # pandas is imported where a table is built: solve jobs never need it
     import pandas as pd
@@ -52,9 +51,8 @@ def grid_table(blocks: list[dict], entry: dict, metric: str, tie_break: str | No
         row = {"order": order, "variant": variant,
                **{k: json.dumps(x) if isinstance(x, (dict, list)) else x for k, x in values.items()}}
         for name in names:
-            v = np.asarray([scores[name][variant][s] for s in sorted(scores[name][variant])], dtype=float)
-            row[f"{name}_mean"] = float(v.mean())
-            row[f"{name}_sem"] = float(v.std(ddof=1) / np.sqrt(v.size)) if v.size > 1 else np.nan
+            stats = summary([scores[name][variant][s] for s in sorted(scores[name][variant])])
+            row[f"{name}_mean"], row[f"{name}_sem"] = stats["mean"], stats["sem"]
         row["n_splits"] = len(scores[metric][variant])
         rows.append(row)
     import pandas as pd
@@ -152,34 +150,11 @@ def methods_for_splits(method: dict, choice: dict, splits: list[int]) -> list[tu
     return list(groups.values())
 
 
-def plot_grid(table: pd.DataFrame, keys: list[str], metric: str, out, title: str) -> None:
-    """Per grid parameter: the best mean metric over the other parameters at each of its values."""
-    import matplotlib
+def __getattr__(name: str):
+    """``plot_grid`` moved to :mod:`gssl.analysis.plots` (every plot on one matplotlib set-up);
+    kept importable here for workflow/scripts/select.py until that script imports it from there."""
+    if name == "plot_grid":
+        from ..analysis.plots import plot_grid
 
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    fig, axes = plt.subplots(1, len(keys), figsize=(max(6.0, 4.4 * len(keys)), 3.8), squeeze=False)
-    higher = metric.startswith(HIGHER_IS_BETTER)
-    for ax, key in zip(axes[0], keys):
-        labels = table[key].map(lambda v: json.dumps(v) if not isinstance(v, str) else v)
-        values = list(dict.fromkeys(labels))  # null / NaN values are groups like any other
-        best, sem = [], []
-        for v in values:
-            sub = table.loc[labels == v]
-            row = sub.iloc[int(np.nanargmax(sub[f"{metric}_mean"]) if higher
-                               else np.nanargmin(sub[f"{metric}_mean"]))]
-            best.append(row[f"{metric}_mean"])
-            sem.append(row[f"{metric}_sem"])
-        x = np.arange(len(values))
-        ax.errorbar(x, best, yerr=np.nan_to_num(sem), marker="o", capsize=3)
-        ax.set_xticks(x, values, rotation=30)
-        ax.set_xlabel(key)
-        ax.set_ylabel(f"{metric.replace('_', ' ')} (%)")
-        ax.set_title("best over the other parameters", fontsize=8, color="0.35")
-        ax.grid(alpha=0.3)
-    fig.suptitle(title, fontsize=10)
-    fig.tight_layout()
-    Path(out).parent.mkdir(parents=True, exist_ok=True)
-    fig.savefig(out, dpi=100, format="png")
-    plt.close(fig)
+        return plot_grid
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
