@@ -350,7 +350,9 @@ def test_a_view_of_downloaded_data_is_checked_by_class_names_and_the_parents_siz
 def test_the_class_names_known_up_front_are_those_the_parsers_give(mirror):
     """For every registered dataset: the names the config check knows equal the loaded ones."""
     from gssl.datasets import REGISTRY, load
-    from gssl.pipeline.config import _known_classes
+    from gssl.datasets.registry import DatasetSpec
+
+    _known_classes = DatasetSpec.class_names
 
     for name, spec in REGISTRY.items():
         if spec.kind == "generator":

@@ -228,7 +228,7 @@ def _short_class_hint(exc, ds, did: str) -> str:
 
 # ----------------------------------------------------------------------------- known shapes
 # What a dataset, features or graph job would refuse, found from what is known before any job:
-# the registry's sizes and class counts, a generator's params, the parsers' class names, a data
+# the dataset specs' sizes, class counts, class names and generator params, a data
 # file's contents (read once by _data_file_problems). Each message is the job's own (the same
 # function raises it, or the same text), after where it comes from; a check that needs what only a
 # job knows (a plugin's data, the class sizes of a view of downloaded data) is skipped.
@@ -241,24 +241,6 @@ class _Facts:
         self.n, self.n_exact, self.d, self.sparse = n, n_exact, d, sparse
 
 
-def _known_classes(spec) -> list[str] | None:
-    """The class names a registered dataset's loader gives, known without loading it: the
-    generators' and the bundled digits' "0".."C-1", and each mirror parser's convention."""
-    from ..datasets import parsers
-
-    c = spec.n_classes
-    if spec.kind in ("generator", "bundled"):
-        return [str(i) for i in range(c)] if c else None
-    if spec.kind != "mirror" or not c:
-        return None
-    by_parser = {parsers.parse_usps_h5: parsers.DIGITS, parsers.parse_uci_csv: parsers.DIGITS,
-                 parsers.parse_mnist_test: parsers.DIGITS, parsers.parse_fashion_mnist: parsers.FASHION_CLASSES,
-                 parsers.parse_cai: parsers._numbered(c), parsers.parse_graph_mat: parsers._numbered(c),
-                 parsers.parse_sindhwani: parsers.PLUS_MINUS if c == 2 else parsers.DIGITS}
-    names = by_parser.get(spec.loader)
-    return None if names is None or len(names) != c else [str(x) for x in names]
-
-
 def _registry_facts(did: str, entry: dict) -> _Facts | None:
     """A registered dataset's size, features and classes after its view; ConfigError (the job's
     message) for generator params the job refuses, an unknown class name, a class index out of
@@ -267,7 +249,6 @@ def _registry_facts(did: str, entry: dict) -> _Facts | None:
 
     from ..datasets import get_spec, select
     from ..datasets.dataset import Dataset
-    from ..datasets.loading import _generator_params
     from ..datasets.synthetic import check_params
     from ..datasets.views import class_view
 
@@ -281,16 +262,15 @@ def _registry_facts(did: str, entry: dict) -> _Facts | None:
         n, d = spec.n_samples, spec.n_features
         counts = None
     else:
-        kwargs = check_params(spec.name, _generator_params(spec, params, None))
+        kwargs = check_params(spec.name, spec.generator_params(params, None))
         n, d = kwargs.get("n_samples", spec.n_samples), kwargs.get("n_features", spec.n_features)
         c = spec.n_classes
         counts = [len(range(i, n, c)) for i in range(c)] if spec.kind == "generator" else None
-    sparse = None if spec.kind == "mirror" and spec.loader.__name__ == "parse_sindhwani" else False
-    facts = _Facts(n, True, None if spec.graph_only else d, sparse)
+    facts = _Facts(n, True, None if spec.graph_only else d, spec.sparse)
     view = class_view(entry)
     if not view:
         return facts
-    names = _known_classes(spec)
+    names = spec.class_names()
     if names is None:
         facts.n_exact = False
         return facts
