@@ -186,11 +186,15 @@ def _registry_names() -> dict[str, list[str]]:
 
 
 def load_raw_schema() -> dict:
-    """The schema as written (registry keys name their registry; no names filled in)."""
+    """The schema as written (registry keys name their registry; no names filled in), with the
+    preprocessing steps' bounds and defaults read from their classes (gssl.features)."""
     import yaml
+    from gssl.features import fill_step_schema
     from gssl.pipeline.config import schema_text
 
-    return yaml.safe_load(schema_text())
+    schema = yaml.safe_load(schema_text())
+    fill_step_schema(schema["$defs"]["prep_step"])
+    return schema
 
 
 def render() -> str:

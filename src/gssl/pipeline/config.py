@@ -66,10 +66,14 @@ def schema_text(path=None) -> str:
 
 def load_schema(path=None) -> dict:
     """The config schema (the package's, or the file at ``path``) with the registries' names filled
-    in as the ``enum`` of every entry that names a registry: what every consumer validates with
+    in as the ``enum`` of every entry that names a registry, and the preprocessing steps' bounds and
+    defaults from their classes: what every consumer validates with
     (the workflow, ``gssl config check``, :func:`validate_config`)."""
+    from ..features import fill_step_schema
+
     schema = yaml.safe_load(schema_text(path))
     _inject_registries(schema, registries())
+    fill_step_schema(schema["$defs"]["prep_step"])
     return schema
 
 
@@ -301,50 +305,6 @@ def _file_facts(did: str, entry: dict) -> _Facts | None:
     return _Facts(ds.n_samples, True, None if X is None else X.shape[1], bool(X is not None and sp.issparse(X)))
 
 
-def _chain_problem(steps, facts: _Facts) -> str | None:
-    """The first step of a preprocessing chain its features job would refuse for these shapes
-    (its own message, gssl.features), and the features' width after the chain in ``facts.d``."""
-    from ..features import validate_chain
-
-    n, d, sparse = facts.n, facts.d, facts.sparse
-    for name, p in validate_chain(steps):
-        if d is None:
-            return None
-        if name == "standardize" and sparse and p.get("with_mean", False):
-            return ("standardize with_mean=true would densify sparse features; drop with_mean "
-                    "(sparse input is scaled only) or densify upstream")
-        if name == "minmax":
-            sparse = False
-        elif name == "pca":
-            k = int(p["n_components"])
-            if sparse is None:  # dense or CSR: its maximum differs by one
-                if k > min(n, d):
-                    return (f"pca n_components={k} exceeds the maximum {min(n, d)} (or {min(n, d) - 1} "
-                            f"for sparse features) for features of shape {(n, d)}; lower n_components")
-            elif facts.n_exact:
-                limit = min(n, d) - (1 if sparse else 0)
-                if k > limit:
-                    return (f"pca n_components={k} exceeds the maximum {limit} for features of "
-                            f"shape {(n, d)}; lower n_components")
-            elif k > d - (1 if sparse else 0):  # fewer than n rows after the class view
-                return (f"pca n_components={k} exceeds the maximum {d - (1 if sparse else 0)} for "
-                        f"features of {d} columns (and at most {n} rows); lower n_components")
-            d, sparse = k, False
-        elif name == "random_projection":
-            k = p["n_components"]
-            if k == "auto":
-                d = None
-                continue
-            if int(k) > d:
-                return (f"random_projection n_components={k} exceeds the {d} features it projects; "
-                        "give at most that many components, or drop the step")
-            d = int(k)
-            if p.get("kind", "gaussian") == "gaussian":
-                sparse = False
-    facts.d = d
-    return None
-
-
 def _graph_problem(spec: dict, n: int, n_exact: bool) -> str | None:
     """What the graph job would refuse for ``n`` points: k (and k_st) >= n (gssl.graphs.check_k)."""
     from ..errors import GraphError
@@ -372,6 +332,7 @@ def _known_shape_problems(config: dict) -> list[str]:
     found before any job from what the registry, the generators' params and the data files tell,
     with the message the job would give."""
     from ..datasets import FILE_SOURCE
+    from ..features import chain_output_shape
 
     problems, facts = [], {}
     for did, entry in config["datasets"].items():
@@ -388,10 +349,11 @@ def _known_shape_problems(config: dict) -> list[str]:
             if base is None or base.n is None:
                 continue
             for prep in e["preprocessing"]:
-                f = _Facts(base.n, base.n_exact, base.d, base.sparse)
-                try:
-                    found = _chain_problem(config["preprocessing"][prep], f)
-                except ConfigError as exc:  # the chain itself: the features job's message
+                try:  # the chain itself, or a step refusing these shapes: the features job's message
+                    chain_output_shape(config["preprocessing"][prep], base.n, base.d, base.sparse,
+                                       base.n_exact)
+                    found = None
+                except ConfigError as exc:
                     found = str(exc)
                 if found and (did, prep) not in seen:
                     seen.add((did, prep))
