@@ -25,7 +25,7 @@ def test_default_config_is_valid_and_gets_defaults(config):
 
 @pytest.mark.parametrize("path", sorted((REPO / "config" / "experiments").glob("*.yaml")))
 def test_experiment_configs_are_valid(config, path):
-    from gssl.pipeline.config import _deep_update
+    from gssl.pipeline.config_files import deep_update as _deep_update
     from gssl.pipeline.config import SECTIONS
 
     added = yaml.safe_load(path.read_text())
