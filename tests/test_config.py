@@ -25,7 +25,7 @@ def test_default_config_is_valid_and_gets_defaults(config):
 
 @pytest.mark.parametrize("path", sorted((REPO / "config" / "experiments").glob("*.yaml")))
 def test_experiment_configs_are_valid(config, path):
-    from gssl.pipeline.config import _deep_update
+    from gssl.pipeline.config_files import deep_update as _deep_update
     from gssl.pipeline.config import SECTIONS
 
     added = yaml.safe_load(path.read_text())
@@ -350,7 +350,9 @@ def test_a_view_of_downloaded_data_is_checked_by_class_names_and_the_parents_siz
 def test_the_class_names_known_up_front_are_those_the_parsers_give(mirror):
     """For every registered dataset: the names the config check knows equal the loaded ones."""
     from gssl.datasets import REGISTRY, load
-    from gssl.pipeline.config import _known_classes
+    from gssl.datasets.registry import DatasetSpec
+
+    _known_classes = DatasetSpec.class_names
 
     for name, spec in REGISTRY.items():
         if spec.kind == "generator":

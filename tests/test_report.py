@@ -286,7 +286,7 @@ def _render(name, snakemake):
 
 
 def _configs():
-    from gssl.pipeline.config import _deep_update
+    from gssl.pipeline.config_files import deep_update as _deep_update
 
     default = yaml.safe_load((REPO / "config" / "config.yaml").read_text())
     yield "config.yaml", {**default, "results": "results"}

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import inspect
 from pathlib import Path
 
 import numpy as np
@@ -11,18 +10,6 @@ from ..errors import ConfigError, DatasetError
 from .dataset import Dataset
 from .download import default_mirror, fetch, local_mirror_files
 from .registry import DatasetSpec, get_spec
-
-
-def _generator_params(spec: DatasetSpec, params: dict | None, random_state) -> dict:
-    """Defaults overridden by ``params``; unknown keys are a ConfigError naming the allowed ones."""
-    params = dict(params or {})
-    allowed = set(inspect.signature(spec.loader).parameters)
-    unknown = sorted(set(params) - allowed)
-    if unknown:
-        raise ConfigError(f"dataset {spec.name!r}: unknown params {unknown}; allowed: {sorted(allowed)}")
-    if spec.kind == "generator" or (spec.kind == "plugin" and "random_state" in allowed):
-        params.setdefault("random_state", 0 if random_state is None else random_state)
-    return {**spec.defaults, **params}
 
 
 def _files(spec: DatasetSpec, raw_dir, mirror) -> dict[str, Path]:
@@ -63,7 +50,7 @@ def load(name: str, raw_dir=None, params: dict | None = None, random_state=None,
         paths = _files(spec, raw_dir, mirror)
         ds = spec.loader(paths)
     else:
-        kwargs = _generator_params(spec, params, random_state)
+        kwargs = spec.generator_params(params, random_state)
         ds = spec.loader(**kwargs)
         ds.meta.setdefault("params", {k: v for k, v in kwargs.items()
                                       if not isinstance(v, (np.random.Generator, np.random.RandomState))})

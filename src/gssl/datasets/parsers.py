@@ -147,3 +147,18 @@ def parse_graph_mat(paths: dict) -> Dataset:
     W = sp.csr_matrix(mat["A"], dtype=np.float64)
     y = _labels(mat["C"], offset=1)
     return Dataset("", None, y, _numbered(int(y.max()) + 1), W=W)
+
+
+def class_names(parser, n_classes: int) -> tuple[str, ...] | None:
+    """The class names ``parser`` gives a dataset of ``n_classes`` classes, known without reading
+    its files (the conventions above); None for a parser not listed."""
+    names = {parse_usps_h5: DIGITS, parse_uci_csv: DIGITS, parse_mnist_test: DIGITS,
+             parse_fashion_mnist: FASHION_CLASSES, parse_cai: _numbered(n_classes),
+             parse_graph_mat: _numbered(n_classes),
+             parse_sindhwani: PLUS_MINUS if n_classes == 2 else DIGITS}.get(parser)
+    return None if names is None else tuple(str(x) for x in names)
+
+
+def may_be_sparse(parser) -> bool:
+    """Whether ``parser`` keeps CSR features when its file stores them so (Sindhwani's .mat files)."""
+    return parser is parse_sindhwani

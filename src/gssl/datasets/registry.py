@@ -49,7 +49,9 @@ class DatasetSpec:
     precomputed and its preprocessing is empty).
     folder: the dataset's folder in the mirror. loader: parser(paths) for mirror datasets, else a
     function of ``defaults``' keys (+ random_state for generators). n_samples/n_features/n_classes
-    document the canonical shape (generators: with default parameters).
+    document the canonical shape (generators: with default parameters). classes: the class names
+    the parser gives (mirror datasets; see :meth:`class_names`). sparse: False for dense features,
+    None where the parser keeps what the file stores (dense or CSR).
     """
 
     name: str
@@ -64,6 +66,32 @@ class DatasetSpec:
     n_features: int | None = None
     n_classes: int | None = None
     graph_only: bool = False
+    classes: tuple[str, ...] | None = None
+    sparse: bool | None = False
+
+    def class_names(self) -> list[str] | None:
+        """The class names the loader gives, known without loading: the generators' and the bundled
+        digits' "0".."C-1", a mirror parser's convention; None where unknown (a plugin)."""
+        c = self.n_classes
+        if self.kind in ("generator", "bundled"):
+            return [str(i) for i in range(c)] if c else None
+        if self.kind != "mirror" or not c or self.classes is None or len(self.classes) != c:
+            return None
+        return list(self.classes)
+
+    def generator_params(self, params: dict | None, random_state) -> dict:
+        """The loader's keyword arguments: defaults overridden by ``params`` (and random_state for a
+        generator, 0 if None); unknown keys are a ConfigError naming the allowed ones."""
+        import inspect
+
+        params = dict(params or {})
+        allowed = set(inspect.signature(self.loader).parameters)
+        unknown = sorted(set(params) - allowed)
+        if unknown:
+            raise ConfigError(f"dataset {self.name!r}: unknown params {unknown}; allowed: {sorted(allowed)}")
+        if self.kind == "generator" or (self.kind == "plugin" and "random_state" in allowed):
+            params.setdefault("random_state", 0 if random_state is None else random_state)
+        return {**self.defaults, **params}
 
     @property
     def generated(self) -> bool:
@@ -81,7 +109,8 @@ def _mirror(name, folder, description, loader, files, fingerprint, shape, n_clas
             graph_only=False) -> DatasetSpec:
     return DatasetSpec(name, "mirror", description, loader, folder, tuple(files), fingerprint,
                        n_samples=shape[0], n_features=shape[1], n_classes=n_classes,
-                       graph_only=graph_only)
+                       graph_only=graph_only, classes=parsers.class_names(loader, n_classes),
+                       sparse=None if parsers.may_be_sparse(loader) else False)
 
 
 _SPECS = [
