@@ -83,6 +83,7 @@ class Bound:
 
 
 _COUNT = Bound(integer=True, low=1)
+# (power, laplacian_power's old name, is renamed before the check; its bound is for the schema)
 BOUNDS = {"k": _COUNT, "k_st": _COUNT, "laplacian_power": _COUNT, "power": _COUNT, "recall_queries": _COUNT,
           "reg": Bound(integer=False, low=0, open_low=True),
           "min_recall": Bound(integer=False, low=0, open_low=True, high=1)}
