@@ -1,6 +1,7 @@
 """Write docs/configuration.md, the config reference, from the config schema
 (src/gssl/pipeline/schemas/config.schema.yaml): every key with its type, default and description,
-after a fixed header for what the schema cannot say.
+after a fixed header for what the schema cannot say. A graph spec's defaults and bounds are read
+from their declaration in gssl.graphs.spec.
 
     python docs/gen_config.py           # regenerate docs/configuration.md
     python docs/gen_config.py --check   # exit 1, saying so, when docs/configuration.md is out of date
@@ -40,8 +41,7 @@ when it loads it, so a new solver or dataset is known everywhere at once. The la
 gssl's own names; `gssl config names [REGISTRY]` prints them with those of installed plugins.
 
 The sections after "Neighbour search at scale" are generated from the schema: each key's type,
-its default where it has one, and its `description`. A default that depends on the kind (a kNN
-graph's `k` is 10, an LLE graph's 8) is in the description.
+its default where it has one (per kind where the kinds differ), and its `description`.
 
 ## Solvers
 
@@ -141,11 +141,17 @@ def _type(schema: dict, node: dict) -> str:
     return " or ".join(out) or "any"
 
 
-def _default(node: dict) -> str:
-    if "default" not in node:
-        return ""
-    value = node["default"]
+def _value(value) -> str:
     return f"`{value}`" if isinstance(value, str) else f"`{json.dumps(value)}`"
+
+
+def _default(node: dict) -> str:
+    if "defaults_by_kind" in node:  # declared in the code: a graph key whose default depends on the kind
+        kinds = {}
+        for kind, value in node["defaults_by_kind"].items():
+            kinds.setdefault(_value(value), []).append(kind)
+        return ", ".join(f"{value} ({', '.join(names)})" for value, names in kinds.items())
+    return _value(node["default"]) if "default" in node else ""
 
 
 def _children(schema: dict, node: dict) -> dict:
@@ -187,11 +193,17 @@ def _registry_names() -> dict[str, list[str]]:
 
 def load_raw_schema() -> dict:
     """The schema as written (registry keys name their registry; no names filled in), with the
-    preprocessing steps' entries from their classes."""
+    preprocessing steps' entries from their classes and the graph spec keys given the defaults and
+    bounds that gssl.graphs.spec declares."""
     import yaml
+    from gssl.graphs.spec import key_schema
     from gssl.pipeline.config import inject_steps, schema_text
 
-    return inject_steps(yaml.safe_load(schema_text()))
+    schema = inject_steps(yaml.safe_load(schema_text()))
+    graph_keys = schema["properties"]["graphs"]["additionalProperties"]["properties"]
+    for key, declared in key_schema().items():
+        graph_keys[key].update(declared)
+    return schema
 
 
 def render() -> str:

@@ -265,3 +265,21 @@ def test_vectorized_build_scales(X):
     assert np.all(np.diff(g.W.indptr) >= 10)
     assert 10 * 10_000 <= g.W.nnz <= 20 * 10_000
     assert abs(g.W - g.W.T).max() == 0
+
+
+def test_schema_graph_bounds_are_the_declared_ones():
+    """gssl.graphs.spec declares each graph key's bounds once; the schema's copies (which give the
+    config check's key-path messages) must say the same and hold no defaults."""
+    import yaml
+
+    from gssl.graphs.spec import BOUNDS
+    from gssl.pipeline.config import schema_text
+
+    props = yaml.safe_load(schema_text())["properties"]["graphs"]["additionalProperties"]["properties"]
+    words = ("minimum", "exclusiveMinimum", "maximum", "exclusiveMaximum")
+    for key, node in props.items():
+        node = next((alt for alt in node.get("oneOf", []) if "type" in alt), node)  # sigma: number or rule
+        assert "default" not in props[key], key
+        if key in BOUNDS:
+            assert {w: node[w] for w in words if w in node} == BOUNDS[key].schema(), key
+    assert set(BOUNDS) <= set(props)
