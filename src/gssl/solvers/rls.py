@@ -80,6 +80,10 @@ class KernelRLS(_KernelExpansion):
     Theory, 2003 (the supervised baseline of Belkin, Niyogi & Sindhwani, JMLR 7, 2006).
     """
 
+    # floors: the defaults reached 69.1 87.2 91.0
+    __gssl_tags__ = {"name": "rls", "family": "baselines", "floors": {1: 63, 5: 81, 10: 85},
+                     "summary": "kernel RLS on the labeled points"}
+
     _parameter_constraints = {**_KernelExpansion._parameter_constraints, "gamma_A": [positive]}
 
     def __init__(self, *, kernel=DEFAULT_KERNEL, gamma_A=1e-6):
@@ -146,6 +150,10 @@ class LaplacianRLS(_KernelExpansion):
     Support Vector Machines Trained in the Primal", JMLR 12, 2011: its Eq. 14 is half this
     objective plus an unregularized bias (:class:`gssl.solvers.lapsvm.LapRLSC`).
     """
+
+    # floors: the defaults reached 89.1 96.2 96.1
+    __gssl_tags__ = {"name": "lap_rls", "family": "baselines", "floors": {1: 83, 5: 90, 10: 90},
+                     "summary": "Laplacian RLS, closed form, one-vs-all"}
 
     _parameter_constraints = {**_KernelExpansion._parameter_constraints, **MANIFOLD_CONSTRAINTS}
 

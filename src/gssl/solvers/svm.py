@@ -55,6 +55,10 @@ class KernelSVM(SemiSupervisedClassifier):
     a library for support vector machines", ACM TIST 2, 2011.
     """
 
+    # floors: the defaults reached 72.1 88.1 90.3
+    __gssl_tags__ = {"name": "svm", "family": "baselines", "floors": {1: 66, 5: 82, 10: 84},
+                     "summary": "libsvm, precomputed kernel; multiclass `ovo` votes or `ovr` one-vs-all"}
+
     _parameter_constraints = {**SemiSupervisedClassifier._parameter_constraints,
                               "kernel": [kernel_spec], "C": [positive],
                               "multiclass": [StrOptions(("ovo", "ovr"))]}
