@@ -26,15 +26,15 @@ from ..optim.manifold_dual import lapsvm_dual
 from ..optim.manifold_primal import (LaplacianPower, laprlsc_closed_form, lapsvm_newton_ova,
                                      manifold_pcg, primal_objective)
 from ..optim.pcg import STOPPING, default_check_every, make_criterion
-from .base import ova_scores, ova_targets, require_features
-from .params import Int, Real, StrOptions, positive
-from .rls import DEFAULT_KERNEL, MANIFOLD_CONSTRAINTS, _KernelExpansion
+from .base import KernelExpansion, ova_scores, ova_targets, require_features
+from .params import DEFAULT_KERNEL, Int, Real, StrOptions, positive
+from .rls import MANIFOLD_CONSTRAINTS
 
 
-class _ManifoldKernelMachine(_KernelExpansion):
+class _ManifoldKernelMachine(KernelExpansion):
     """Shared parameters, kernel/Laplacian preparation and one-vs-all bookkeeping."""
 
-    _parameter_constraints = {**_KernelExpansion._parameter_constraints, **MANIFOLD_CONSTRAINTS}
+    _parameter_constraints = {**KernelExpansion._parameter_constraints, **MANIFOLD_CONSTRAINTS}
 
     def _prepare(self, graph, codes, n_classes):
         X = require_features(graph, type(self).__name__)

@@ -12,11 +12,11 @@ import numpy as np
 
 from ..optim.mbo import class_volumes, multiclass_mbo, volume_mbo
 from .class_priors import class_priors_spec, resolve_priors
-from .graph_learning import _GraphLearner
+from .graph_learner import GraphLearner
 from .params import Int, Real, nonnegative, positive
 
 
-class VolumeMBO(_GraphLearner):
+class VolumeMBO(GraphLearner):
     """Volume MBO (Jacobs, Merkurjev & Esedoglu 2018): MBO steps whose thresholding is an
     assignment under class-volume bounds, solved exactly as a min-cost flow on the classes.
 
@@ -83,7 +83,7 @@ class VolumeMBO(_GraphLearner):
                      "floors": {1: 84, 5: 91, 10: 91},
                      "summary": "auction dynamics: MBO steps whose thresholding is an exact assignment under class-volume bounds; `volume_constraint`, `temperature`"}
 
-    _parameter_constraints = {**_GraphLearner._parameter_constraints,
+    _parameter_constraints = {**GraphLearner._parameter_constraints,
                               "class_priors": [class_priors_spec],  # the target sizes: required
                               "volume_constraint": [Real(0, 1, closed="right")],
                               "temperature": [nonnegative],
@@ -118,7 +118,7 @@ class VolumeMBO(_GraphLearner):
         return psi, labels
 
 
-class MulticlassMBO(_GraphLearner):
+class MulticlassMBO(GraphLearner):
     """Multiclass MBO (Garcia-Cardona, Merkurjev, Bertozzi, Flenner & Percus 2014): the
     Ginzburg-Landau energy with a fidelity term minimized by MBO steps in the span of the
     normalized Laplacian's lowest eigenvectors.
@@ -172,7 +172,7 @@ class MulticlassMBO(_GraphLearner):
                      "floors": {1: 18, 5: 65, 10: 78},
                      "summary": "Ginzburg–Landau MBO in the span of `n_eig` normalized-Laplacian eigenvectors"}
 
-    _parameter_constraints = {**_GraphLearner._parameter_constraints,
+    _parameter_constraints = {**GraphLearner._parameter_constraints,
                               "n_eig": [Int(1)],
                               "dt": [positive],
                               "mu": [positive],

@@ -9,8 +9,7 @@ from sklearn.utils.validation import check_is_fitted
 
 from ..optim.kernels import kernel_matrix
 from .base import SemiSupervisedClassifier, require_features
-from .params import StrOptions, positive
-from .rls import DEFAULT_KERNEL, kernel_spec
+from .params import DEFAULT_KERNEL, StrOptions, kernel_spec, positive
 
 
 class KernelSVM(SemiSupervisedClassifier):

@@ -25,8 +25,8 @@ from ..optim.tv_admm import (HingeLabelStep, HingeSimplexStep, RLSLabelStep, RLS
                              simplex_admm, tv_penalty)
 from ..optim.tv_starts import INITS, label_start, multiclass_from_init
 from .base import SemiSupervisedClassifier, require_features
-from .params import Int, StrOptions, nonnegative, positive
-from .rls import DEFAULT_KERNEL, MANIFOLD_CONSTRAINTS, kernel_spec
+from .params import DEFAULT_KERNEL, Int, StrOptions, kernel_spec, nonnegative, positive
+from .rls import MANIFOLD_CONSTRAINTS
 
 _PARAMS = {  # numpydoc type and description of each constructor parameter
     "kernel": ("str or dict", "Kernel spec (:func:`gssl.optim.kernels.validate_kernel`)."),
