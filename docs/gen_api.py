@@ -26,7 +26,8 @@ HEADER = """\
 gssl's top-level functions (`import gssl`) and every solver a method entry of the workflow config
 can name (`solver:`), in the order of `gssl.solvers.registry.SOLVERS`. A solver's parameters are
 its `params:` keys in the config, and the keyword arguments of `gssl.make_solver(name, params)`
-and of its class. `gssl solvers NAME` prints the same text in a terminal.
+and of its class. `gssl solvers NAME` prints the same text in a terminal. An older name a solver
+still answers to (`SolverTags.aliases`) points to its section.
 """
 
 
@@ -92,9 +93,18 @@ def _summary(doc: str | None) -> str:
     return first.replace("|", "\\|")
 
 
+def _solver_summary(name: str, cls) -> str:
+    """The first paragraph of the class docstring; for an older name, the name it stands for."""
+    from gssl.solvers.tags import solver_tags
+
+    own = solver_tags(cls).name
+    return _summary(cls.__doc__) if own == name else f"the older name of `{own}`"
+
+
 def render() -> str:
     import gssl
     from gssl.solvers.registry import SOLVERS
+    from gssl.solvers.tags import solver_tags
 
     out = [HEADER, "## Top-level API\n"]
     for name in sorted(gssl._LAZY):
@@ -106,12 +116,16 @@ def render() -> str:
 
     out.append("## Solvers\n")
     out.append("| name | class | summary |\n|---|---|---|")
-    out += [f"| [`{name}`](#{name}) | `{cls.__module__}.{cls.__name__}` | {_summary(cls.__doc__)} |"
+    out += [f"| [`{name}`](#{name}) | `{cls.__module__}.{cls.__name__}` | {_solver_summary(name, cls)} |"
             for name, cls in SOLVERS.items()]
     out.append("")
     for name, cls in SOLVERS.items():
         out.append(f"### {name}\n")
         out.append(f"`{cls.__module__}.{cls.__name__}`\n")
+        own = solver_tags(cls).name
+        if own != name:  # an older name: one line that points to the solver's own section
+            out.append(f"The older name of [`{own}`](#{own}), still accepted.\n")
+            continue
         out.append(f"```python\n{_signature(cls.__name__, cls)}\n```\n")
         out.append(render_doc(cls.__doc__) + "\n")
     text = "\n".join(out)

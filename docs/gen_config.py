@@ -49,12 +49,7 @@ its default where it has one (per kind where the kinds differ), and its `descrip
 
 | family | solvers | paper |
 |---|---|---|
-| baselines | `rls` (kernel RLS on the labeled points), `svm` (libsvm, precomputed kernel; multiclass `ovo` votes or `ovr` one-vs-all), `lap_rls` (Laplacian RLS, closed form, one-vs-all), `label_spreading` (scikit-learn's; by default on its own kNN graph of the features, with `graph: given` on the cached graph) | — |
-| Laplacian SVM | `lapsvm_dual`, `lapsvm_newton`, `lapsvm_pcg` (early stopping: `stability`, `validation`, `mixed`, `gradient`, `objective`), `laprlsc` | Melacci & Belkin |
-| TV / Cheeger | `tv_rls`, `tv_svm`, `cheeger_rls`, `cheeger_svm` (binary and multiclass), `lap_rls_simplex`, `lap_svm_mc` | Bresson & Zhang |
-| clustering | `mtv` (unsupervised and transductive), `spectral_clustering`, `kmeans` | Bresson et al. (MTV) |
-| graph learning | `laplace` (harmonic extension; `reweighting: none \\| wnll \\| properly`), `poisson` (`solver: cg \\| random_walk`), `poisson_mbo`, `volume_mbo` (auction dynamics: MBO steps whose thresholding is an exact assignment under class-volume bounds; `volume_constraint`, `temperature`), `multiclass_mbo` (Ginzburg–Landau MBO in the span of `n_eig` normalized-Laplacian eigenvectors), `plaplace` (game-theoretic p-Laplace, `p`); each takes `class_priors` (`uniform`, `labeled` or a list: labels by the volume-constrained projection of the scores) and `unreachable` (`error`, or `abstain`: nodes of graph components without a label get −1) | Zhu et al. 2003; Shi, Osher & Zhu 2017; Calder & Slepčev 2019; Calder et al. 2020 (Poisson, PoissonMBO); Jacobs, Merkurjev & Esedoḡlu 2018 (volume MBO); Garcia-Cardona et al. 2014 (multiclass MBO); Flores, Calder & Lerman 2022 — agreement with GraphLearning 1.7.5 tested |
-| dictionary learning | `ssdl_ga` (USSDL = `beta: 0`), `sc_svm` (sparse codes + linear SVM) | Tran et al. |
+%(families)s
 
 Solver classes follow scikit-learn conventions: `fit(graph, y)` with `y == -1` for unlabeled
 nodes, `transduction_`, `predict()`, `get_params/set_params`, `random_state`; iterative solvers
@@ -180,6 +175,28 @@ def _rows(schema: dict, props: dict, prefix: str = "") -> list[str]:
 TABLE = "| key | accepts | default | description |\n|---|---|---|---|"
 
 
+def _families_table() -> str:
+    """The rows of the solvers table: each family (gssl.solvers.tags.FAMILIES) with its solvers,
+    in the registry's order, as their classes declare them (SolverTags)."""
+    from gssl.solvers.registry import SOLVERS
+    from gssl.solvers.tags import FAMILIES, solver_tags
+
+    tags = [solver_tags(SOLVERS[name]) for name in SOLVERS.names()]
+    rows = []
+    for key, family in FAMILIES.items():
+        members = [f"`{t.name}`" + _parenthesis(t) for t in tags if t.family == key]
+        note = f"; {family.note}" if family.note else ""
+        rows.append(f"| {family.title} | {', '.join(members)}{note} | {family.paper} |")
+    return "\n".join(rows)
+
+
+def _parenthesis(tags) -> str:
+    """What follows a solver's name in its family's row: the older names, then its summary."""
+    said = [f"also {', '.join(f'`{a}`' for a in tags.aliases)}"] if tags.aliases else []
+    said += [tags.summary] if tags.summary else []
+    return f" ({'; '.join(said)})" if said else ""
+
+
 def _registry_names() -> dict[str, list[str]]:
     """gssl's own names per registry (installed plugins' names left out: the page is the same
     everywhere; `gssl config names` shows those too)."""
@@ -212,7 +229,7 @@ def render() -> str:
     sections = [k for k, v in top.items() if v.get("$ref") == "#/$defs/idmap"]
     settings = {k: v for k, v in top.items() if k not in sections}
 
-    out = [HEADER, "## Top-level keys\n", _md(schema.get("description", "")) + "\n",
+    out = [HEADER.replace("%(families)s", _families_table()), "## Top-level keys\n", _md(schema.get("description", "")) + "\n",
            f"Required: {', '.join(f'`{k}`' for k in schema.get('required', []))}.\n", TABLE]
     out += _rows(schema, settings)
     out.append("")

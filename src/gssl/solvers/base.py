@@ -16,7 +16,8 @@ from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils.validation import check_is_fitted
 
 from ..errors import SolverError
-from .params import ParamValidation
+from ..optim.kernels import kernel_matrix
+from .params import ParamValidation, kernel_spec
 
 
 class SemiSupervisedClassifier(ParamValidation, ClassifierMixin, BaseEstimator):
@@ -253,6 +254,17 @@ class SemiSupervisedClassifier(ParamValidation, ClassifierMixin, BaseEstimator):
 
     def _labels(self, scores: np.ndarray) -> np.ndarray:
         return self.classes_[np.argmax(scores, axis=1)]
+
+
+class KernelExpansion(SemiSupervisedClassifier):
+    """Base of the kernel methods: a ``kernel`` parameter and the out-of-sample extension
+    f(X_new) = K(X_new, X_fit_) dual_coef_ (the subclass's fit sets ``X_fit_`` and ``dual_coef_``)."""
+
+    _parameter_constraints = {**SemiSupervisedClassifier._parameter_constraints,
+                              "kernel": [kernel_spec]}
+
+    def _decision_new(self, X_new):
+        return ova_scores(kernel_matrix(X_new, self.X_fit_, self.kernel) @ self.dual_coef_)
 
 
 def _checked_scores(est, scores, n: int, n_classes: int) -> np.ndarray:

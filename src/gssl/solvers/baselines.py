@@ -58,6 +58,12 @@ class LabelSpreadingBaseline(SemiSupervisedClassifier):
     S = D^-1/2 W D^-1/2 of its algorithm (scikit-learn's ``LabelSpreading``).
     """
 
+    # floors: the defaults reached 78.9 91.9 92.3
+    __gssl_tags__ = {"name": "label_spreading", "family": "baselines",
+                     "floors": {1: 72, 5: 85, 10: 86},
+                     "summary": "scikit-learn's; by default on its own kNN graph of the features, with `graph: given` on the cached graph",
+                     "fast": {"n_neighbors": 5}}
+
     _parameter_constraints = {**SemiSupervisedClassifier._parameter_constraints,
                               "n_neighbors": [Int(1)],
                               "alpha": [Real(0, 1, closed="neither")],

@@ -28,24 +28,6 @@ import numpy as np
 
 from ..errors import ConfigError
 
-# the checks' small settings for gssl's iterative solvers (keys a solver lacks are dropped)
-FAST = {
-    "label_spreading": {"n_neighbors": 5},
-    "plaplace": {"max_iter": 500, "tol": 1e-4},
-    "poisson_mbo": {"n_outer": 2, "n_inner": 5},
-    "mtv": {"n_trials": 1, "max_iter": 30},
-    "kmeans": {"n_init": 2},
-    "ssdl_ga": {"n_atoms": 10, "k": 4, "max_iter": 2, "dict_max_iter": 5, "sc_max_iter": 10},
-    "sc_svm": {"n_atoms": 10, "k": 4, "max_iter": 2, "dict_max_iter": 5, "sc_max_iter": 10, "cv": 2},
-    "tv_rls": {"max_iter": 10, "prox_max_iter": 50},
-    "tv_svm": {"max_iter": 10, "prox_max_iter": 50},
-    "cheeger_rls": {"max_iter": 5, "prox_max_iter": 50},
-    "cheeger_svm": {"max_iter": 5, "prox_max_iter": 50},
-    "lap_rls_simplex": {"max_iter": 10},
-    "lap_svm_mc": {"max_iter": 10},
-}
-
-
 class ContractError(AssertionError):
     """One broken rule of the estimator contract."""
 
@@ -66,9 +48,13 @@ def small_problem():
     return build_graph(X, {"kind": "knn", "k": 8}), codes
 
 
-def fast_params(name: str, cls) -> dict:
-    names = cls._get_param_names()
-    params = {k: v for k, v in FAST.get(name, {}).items() if k in names}
+def fast_params(cls) -> dict:
+    """The small settings ``cls`` declares for these checks (``SolverTags.fast``; keys it lacks
+    dropped), and ``random_state=0`` where it takes one."""
+    from .tags import solver_tags
+
+    names, tags = cls._get_param_names(), solver_tags(cls)
+    params = {k: v for k, v in (tags.fast if tags else {}).items() if k in names}
     if "random_state" in names:
         params["random_state"] = 0
     return params
@@ -286,7 +272,7 @@ def check_solver(solver, params: dict | None = None) -> list[str]:
 
     name = solver if isinstance(solver, str) else solver.__name__
     cls = solver_class(solver) if isinstance(solver, str) else solver
-    params = {**fast_params(name, cls), **(params or {})}
+    params = {**fast_params(cls), **(params or {})}
     failures = []
 
     def run(check, *args):

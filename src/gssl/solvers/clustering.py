@@ -102,6 +102,10 @@ class SpectralGraphClustering(_GraphClusterer):
     Spectral Clustering", Statistics and Computing 17, 2007.
     """
 
+    # floors: the defaults reached 80.6 80.7 80.6 (clustering accuracy; labels unused)
+    __gssl_tags__ = {"name": "spectral_clustering", "family": "clustering",
+                     "floors": {1: 70, 5: 70, 10: 70}}
+
     _parameter_constraints = {**_GraphClusterer._parameter_constraints,
                               "assign_labels": [StrOptions(("kmeans", "discretize", "cluster_qr"))],
                               "eigen_solver": [StrOptions(("arpack", "lobpcg", "amg")), None],
@@ -162,6 +166,10 @@ class KMeansClustering(_GraphClusterer):
     Lloyd, "Least squares quantization in PCM", IEEE Trans. Inf. Theory 28(2), 1982; Arthur &
     Vassilvitskii, "k-means++: The Advantages of Careful Seeding", SODA 2007.
     """
+
+    # floors: the defaults reached 79.4 79.5 79.1 (clustering accuracy; labels unused)
+    __gssl_tags__ = {"name": "kmeans", "family": "clustering", "floors": {1: 70, 5: 70, 10: 70},
+                     "fast": {"n_init": 2}}
 
     _parameter_constraints = {**_GraphClusterer._parameter_constraints,
                               "n_init": [Int(1)], "max_iter": [Int(1)], "tol": [nonnegative]}

@@ -2,85 +2,23 @@
 
 The numerics live in :mod:`gssl.optim.graph_learning`; these classes validate parameters, map
 labels and expose the scikit-learn estimator interface of :class:`SemiSupervisedClassifier`.
-``class_priors`` (every class here): ``None`` (labels are the arg-max of the scores) or a rule of
-:mod:`gssl.solvers.class_priors`; with priors, labels come from the volume-constrained projection
-of the scores (:func:`gssl.optim.graph_learning.volume_label_projection`).
-``unreachable`` (every class here): what to do with nodes in graph components that hold no
-labeled node, whose labels no graph method can decide: ``"error"`` (default: SolverError saying
-so) or ``"abstain"`` (solve on the labeled components; the others get label -1, scored as
-errors, and their count is ``fit_metrics_["unreached_nodes"]``).
+Every class here takes ``class_priors`` and ``unreachable`` (:mod:`gssl.solvers.graph_learner`).
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-from ..errors import ConfigError, SolverError
-from ..optim.graph_learning import (R_RULES, REWEIGHTINGS, components, laplace_learning,
-                                    one_hot, plaplace_learning, poisson_cg, poisson_mbo,
-                                    poisson_random_walk, poisson_source, reweight,
-                                    reached_nodes, unreached_message, volume_label_projection)
-from .base import SemiSupervisedClassifier
+from ..errors import ConfigError
+from ..optim.graph_learning import (R_RULES, REWEIGHTINGS, laplace_learning, one_hot,
+                                    plaplace_learning, poisson_cg, poisson_mbo,
+                                    poisson_random_walk, poisson_source, reweight)
 from .class_priors import class_priors_spec, resolve_priors
+from .graph_learner import GraphLearner
 from .params import Int, Real, StrOptions, positive
 
-UNREACHABLE = ("error", "abstain")
 
-
-class _GraphLearner(SemiSupervisedClassifier):
-    """Shared handling: nodes in graph components without a label (``unreachable``), the solve
-    (``_solve``, which may record ``fit_metrics_``) and the optional prior correction."""
-
-    _parameter_constraints = {**SemiSupervisedClassifier._parameter_constraints,
-                              "class_priors": [class_priors_spec, None],  # None: arg-max labels
-                              "unreachable": [StrOptions(UNREACHABLE)]}
-
-    def _fit(self, graph, codes, n_classes):
-        from ..graphs.base import Graph
-
-        self.fit_metrics_ = {}  # nothing left over from an earlier fit
-        comp = components(graph.W)  # once per fit: the solvers below reuse it (self._comp)
-        reach = reached_nodes(graph.W, np.flatnonzero(codes >= 0), comp)
-        n_out = int((~reach).sum())
-        self.fit_metrics_["unreached_nodes"] = n_out
-        if n_out and self.unreachable == "error":
-            raise SolverError(unreached_message(n_out, np.unique(comp[~reach]).size))
-        if n_out:  # solve on the labeled components; the others abstain (label -1)
-            keep = np.flatnonzero(reach)
-            X = None if graph.X is None else graph.X[keep]
-            graph = Graph(W=graph.W[keep][:, keep], X=X, params=graph.params, checked=True)
-            codes_all, codes, comp = codes, codes[keep], comp[keep]
-        self._comp = comp
-        try:
-            out = self._solve(graph, codes, n_classes)
-        finally:
-            del self._comp
-        scores, labels = out if isinstance(out, tuple) else (out, None)
-        if labels is None:  # the method's own labels (PoissonMBO) are kept as they are
-            priors = resolve_priors(self.class_priors, codes, n_classes)
-            if priors is not None:
-                labels, _, self.fit_metrics_["volume_misfit"] = volume_label_projection(scores, priors)
-        if not n_out:
-            return scores if labels is None else (scores, labels)
-        full = np.zeros((codes_all.size, n_classes))
-        full[keep] = scores
-        full_labels = np.full(codes_all.size, -1)
-        full_labels[keep] = np.argmax(scores, axis=1) if labels is None else labels
-        return full, full_labels
-
-    def _solve(self, graph, codes, n_classes):
-        """Class scores (n, C), or (scores, class indices) when the method decides the labels."""
-        raise NotImplementedError
-
-    def _cg_stop(self, cg):
-        """Iterations, stop and criterion of a block CG solve (each class's relative residual
-        against ``tol``; the largest is reported)."""
-        self.n_iter_, self.converged_ = cg.n_iter, cg.converged
-        self.stop_reason_ = "tol" if cg.converged else "max_iter"
-        self.criteria_ = {"relative CG residual": (float(cg.residual.max(initial=0.0)), self.tol)}
-
-
-class LaplaceLearning(_GraphLearner):
+class LaplaceLearning(GraphLearner):
     """Laplace learning (harmonic extension; Zhu, Ghahramani & Lafferty 2003) on graph.W.
 
     Parameters
@@ -130,7 +68,12 @@ class LaplaceLearning(_GraphLearner):
     section 2 (``properly``).
     """
 
-    _parameter_constraints = {**_GraphLearner._parameter_constraints,
+    # floors: the defaults reached 89.1 96.6 95.9
+    __gssl_tags__ = {"name": "laplace", "family": "graph_learning",
+                     "floors": {1: 83, 5: 90, 10: 89},
+                     "summary": "harmonic extension; `reweighting: none \\| wnll \\| properly`"}
+
+    _parameter_constraints = {**GraphLearner._parameter_constraints,
                               "reweighting": [StrOptions(REWEIGHTINGS)],
                               "r": [positive, StrOptions(R_RULES)],
                               "alpha": [positive],
@@ -160,7 +103,7 @@ class LaplaceLearning(_GraphLearner):
         return U
 
 
-class PoissonLearning(_GraphLearner):
+class PoissonLearning(GraphLearner):
     """Poisson learning (Calder, Cook, Thorpe & Slepcev, ICML 2020) on graph.W.
 
     Solves L U = B, B the centred one-hot labels at the labeled nodes (sum_i d_i U_i = 0); the
@@ -208,7 +151,11 @@ class PoissonLearning(_GraphLearner):
     Very Low Label Rates", ICML 2020: the source B of eq. (9) and the iteration of Algorithm 1.
     """
 
-    _parameter_constraints = {**_GraphLearner._parameter_constraints,
+    # floors: the defaults reached 91.1 90.0 94.3
+    __gssl_tags__ = {"name": "poisson", "family": "graph_learning",
+                     "floors": {1: 85, 5: 84, 10: 88}, "summary": "`solver: cg \\| random_walk`"}
+
+    _parameter_constraints = {**GraphLearner._parameter_constraints,
                               "solver": [StrOptions(("cg", "random_walk"))],
                               "tol": [positive],
                               "min_iter": [Int(0)],
@@ -307,6 +254,10 @@ class PoissonMBO(PoissonLearning):
     Very Low Label Rates", ICML 2020, Algorithm 2 (PoissonMBO).
     """
 
+    # floors: the defaults reached 93.5 98.2 95.0
+    __gssl_tags__ = {"name": "poisson_mbo", "family": "graph_learning",
+                     "floors": {1: 87, 5: 92, 10: 89}, "fast": {"n_outer": 2, "n_inner": 5}}
+
     _parameter_constraints = {**PoissonLearning._parameter_constraints,
                               "class_priors": [class_priors_spec],  # no None: the method needs them
                               "mu": [positive],
@@ -334,7 +285,7 @@ class PoissonMBO(PoissonLearning):
         return U, labels
 
 
-class PLaplaceLearning(_GraphLearner):
+class PLaplaceLearning(GraphLearner):
     """Game-theoretic p-Laplace learning (Flores, Calder & Lerman 2022) on graph.W, one class
     against the rest: each class's indicator is extended by the p-Laplace equation.
 
@@ -373,8 +324,13 @@ class PLaplaceLearning(_GraphLearner):
     graphs", Applied and Computational Harmonic Analysis 60, 2022.
     """
 
+    # floors: the defaults reached 82.5 91.6 94.6
+    __gssl_tags__ = {"name": "plaplace", "family": "graph_learning",
+                     "floors": {1: 76, 5: 85, 10: 88}, "summary": "game-theoretic p-Laplace, `p`",
+                     "fast": {"max_iter": 500, "tol": 0.0001}}
+
     # p -> 2 is Laplace learning (the "laplace" solver); the iteration needs a finite p
-    _parameter_constraints = {**_GraphLearner._parameter_constraints,
+    _parameter_constraints = {**GraphLearner._parameter_constraints,
                               "p": [Real(2, np.inf, closed="neither")],
                               "tol": [positive],
                               "max_iter": [Int(1)]}

@@ -24,8 +24,10 @@ from sklearn.utils._param_validation import (Interval, InvalidParameterError, Op
 from sklearn.utils._param_validation import StrOptions as _StrOptions
 
 from ..errors import ConfigError
+from ..optim.kernels import validate_kernel
 
-__all__ = ["Check", "Int", "ParamValidation", "Real", "StrOptions", "nonnegative", "positive"]
+__all__ = ["DEFAULT_KERNEL", "Check", "Int", "ParamValidation", "Real", "StrOptions", "kernel_spec",
+           "nonnegative", "positive"]
 
 
 class _NumberRange(Interval):
@@ -133,3 +135,16 @@ class ParamValidation:
 
     def _check_param_relations(self) -> None:
         """Rules between parameters (raise ConfigError); none by default."""
+
+
+# -- the kernel methods' shared ``kernel`` parameter --------------------------------------------
+# the rbf kernel with the median heuristic width; a str, immutable: a dict default would be one
+# object shared by every instance, so that est.kernel["sigma"] = 5 changed every other default
+DEFAULT_KERNEL = "rbf"
+
+# the one constraint of every kernel method's ``kernel`` parameter; validate_kernel's ConfigError
+# (unknown key, bad width, ...) becomes the "Reason:" of the message
+kernel_spec = Check(validate_kernel,
+                    "a kernel: 'rbf', 'linear', 'polynomial' or a mapping with 'kind' among them "
+                    "and that kind's keys (rbf: sigma > 0 or 'median'; polynomial: degree >= 1, "
+                    "gamma > 0, coef0)")

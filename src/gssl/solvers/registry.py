@@ -15,12 +15,20 @@ from ..store.hashing import import_closure
 
 
 class _Registry(MutableMapping):
-    """Solver name -> estimator class, each class imported on its first lookup: a job or a config
-    check imports the solvers it names, not all 25 (0.8 s of a process, half of it numba's import,
-    which a Laplacian RLS job never needs). Iterating gives the names and imports nothing."""
+    """Solver name (or an older name it answers to) -> estimator class, each class imported on
+    its first lookup: a job or a config check imports the solvers it names, not all 25 (0.8 s of
+    a process, half of it numba's import, which a Laplacian RLS job never needs). Iterating gives
+    the names, each followed by its older ones, and imports nothing."""
 
-    def __init__(self, paths: dict[str, str]):
-        self._paths, self._classes = dict(paths), {}
+    def __init__(self, paths: dict[str, str], aliases: dict[str, str]):
+        self._classes, self._aliases = {}, dict(aliases)
+        # each name followed by its older names: a config may give either, so both are listed
+        self._paths = {n: p for name, p in paths.items()
+                       for n in (name, *(a for a, to in aliases.items() if to == name))}
+
+    def names(self) -> list[str]:
+        """The solvers' own names, without the older names they answer to as well."""
+        return [n for n in self._paths if n not in self._aliases]
 
     def __getitem__(self, name: str):
         if name not in self._classes:
@@ -33,6 +41,7 @@ class _Registry(MutableMapping):
 
     def __delitem__(self, name: str) -> None:
         del self._paths[name]
+        self._aliases.pop(name, None)
         self._classes.pop(name, None)
 
     def __contains__(self, name) -> bool:  # a name test imports nothing
@@ -48,33 +57,29 @@ class _Registry(MutableMapping):
         return f"SOLVERS({self._paths})"
 
 
-SOLVERS = _Registry({
-    "rls": "gssl.solvers.rls:KernelRLS",
-    "lap_rls": "gssl.solvers.rls:LaplacianRLS",
-    "svm": "gssl.solvers.svm:KernelSVM",
-    "label_spreading": "gssl.solvers.baselines:LabelSpreadingBaseline",
-    "laplace": "gssl.solvers.graph_learning:LaplaceLearning",
-    "poisson": "gssl.solvers.graph_learning:PoissonLearning",
-    "poisson_mbo": "gssl.solvers.graph_learning:PoissonMBO",
-    "plaplace": "gssl.solvers.graph_learning:PLaplaceLearning",
-    "volume_mbo": "gssl.solvers.mbo:VolumeMBO",
-    "multiclass_mbo": "gssl.solvers.mbo:MulticlassMBO",
-    "ssdl_ga": "gssl.solvers.ssdl:SSDLGA",
-    "sc_svm": "gssl.solvers.ssdl:SparseCodingSVM",
-    "lapsvm_dual": "gssl.solvers.lapsvm:LapSVMDual",
-    "lapsvm_newton": "gssl.solvers.lapsvm:LapSVMNewton",
-    "lapsvm_pcg": "gssl.solvers.lapsvm:LapSVMPCG",
-    "laprlsc": "gssl.solvers.lapsvm:LapRLSC",
-    "mtv": "gssl.solvers.mtv:MTVClustering",
-    "spectral_clustering": "gssl.solvers.clustering:SpectralGraphClustering",
-    "kmeans": "gssl.solvers.clustering:KMeansClustering",
-    "tv_rls": "gssl.solvers.tv:TVRLS",
-    "cheeger_rls": "gssl.solvers.tv:CheegerRLS",
-    "tv_svm": "gssl.solvers.tv:TVSVM",
-    "cheeger_svm": "gssl.solvers.tv:CheegerSVM",
-    "lap_rls_simplex": "gssl.solvers.tv:LapRLSSimplex",
-    "lap_svm_mc": "gssl.solvers.tv:LapSVMSimplex",
-})
+def _declarations() -> tuple[dict[str, str], dict[str, str]]:
+    """Every class in gssl.solvers' modules that declares ``__gssl_tags__ = {...}``
+    (:mod:`gssl.solvers.tags`), read from the sources without importing them: name ->
+    "module:Class", and alias -> name. Modules in alphabetical order, classes in source order."""
+    import ast
+    import pkgutil
+    from pathlib import Path
+
+    here = Path(__file__).parent
+    paths, aliases = {}, {}
+    for module in sorted(m.name for m in pkgutil.iter_modules([str(here)])):
+        tree = ast.parse((here / f"{module}.py").read_text(encoding="utf-8"))
+        for node in (n for n in tree.body if isinstance(n, ast.ClassDef)):
+            for stmt in node.body:
+                if isinstance(stmt, ast.Assign) and [getattr(t, "id", None) for t in stmt.targets] \
+                        == ["__gssl_tags__"]:
+                    tags = ast.literal_eval(stmt.value)
+                    paths[tags["name"]] = f"{__package__}.{module}:{node.name}"
+                    aliases.update(dict.fromkeys(tags.get("aliases", ()), tags["name"]))
+    return paths, aliases
+
+
+SOLVERS = _Registry(*_declarations())
 
 ENTRY_POINT_GROUP = "gssl.solvers"
 

@@ -149,6 +149,11 @@ class SSDLGA(_MaskedFitMixin, SemiSupervisedClassifier):
     Algorithm 1.
     """
 
+    # floors: the defaults reached 75.4 92.7 94.3; one count: the slowest defaults
+    __gssl_tags__ = {"name": "ssdl_ga", "family": "dictionary_learning", "floors": {5: 86},
+                     "summary": "USSDL = `beta: 0`",
+                     "fast": {"n_atoms": 10, "k": 4, "max_iter": 2, "dict_max_iter": 5, "sc_max_iter": 10}}
+
     _parameter_constraints = {**_CODING, "gamma": [positive], "mu": [positive],
                               "r": [Real(1, None, closed="left")],
                               "batch_size": [Int(1), None], "n_epochs": [Int(1)],
@@ -292,6 +297,11 @@ class SparseCodingSVM(_MaskedFitMixin, SemiSupervisedClassifier):
     K.-H. Tran, F.-M. Ngole-Mboula, J.-L. Starck and V. Prost, "Semi-supervised dictionary
     learning with graph regularization and active points", eqs. (6)-(7), Table 4.
     """
+
+    # floors: the defaults reached 71.1 83.7 89.4; one count: the slowest defaults
+    __gssl_tags__ = {"name": "sc_svm", "family": "dictionary_learning", "floors": {5: 77},
+                     "summary": "sparse codes + linear SVM",
+                     "fast": {"n_atoms": 10, "k": 4, "max_iter": 2, "dict_max_iter": 5, "sc_max_iter": 10, "cv": 2}}
 
     _parameter_constraints = {**_CODING, "graph_reg": [StrOptions({"none", "knn", "lle"})],
                               "sigma": [positive, None], "cv": [Int(1)],

@@ -9,8 +9,7 @@ from sklearn.utils.validation import check_is_fitted
 
 from ..optim.kernels import kernel_matrix
 from .base import SemiSupervisedClassifier, require_features
-from .params import StrOptions, positive
-from .rls import DEFAULT_KERNEL, kernel_spec
+from .params import DEFAULT_KERNEL, StrOptions, kernel_spec, positive
 
 
 class KernelSVM(SemiSupervisedClassifier):
@@ -54,6 +53,10 @@ class KernelSVM(SemiSupervisedClassifier):
     Cortes & Vapnik, "Support-vector networks", Machine Learning 20, 1995; Chang & Lin, "LIBSVM:
     a library for support vector machines", ACM TIST 2, 2011.
     """
+
+    # floors: the defaults reached 72.1 88.1 90.3
+    __gssl_tags__ = {"name": "svm", "family": "baselines", "floors": {1: 66, 5: 82, 10: 84},
+                     "summary": "libsvm, precomputed kernel; multiclass `ovo` votes or `ovr` one-vs-all"}
 
     _parameter_constraints = {**SemiSupervisedClassifier._parameter_constraints,
                               "kernel": [kernel_spec], "C": [positive],
