@@ -1,0 +1,213 @@
+"""The random walk, graph nearest neighbour, centered kernel and AMLE classifiers on graph.W.
+
+The numerics live in :mod:`gssl.optim.propagation`; ``class_priors`` and ``unreachable`` are
+those of every graph learner (:mod:`gssl.solvers.graph_learning`).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..optim.graph_learning import one_hot
+from ..optim.propagation import amle, centered_kernel, nearest_labeled, random_walk
+from .graph_learning import _GraphLearner
+from .params import Int, Real, StrOptions, positive
+
+
+class RandomWalk(_GraphLearner):
+    """Random-walk label propagation (Zhou & Schoelkopf 2004; GraphLearning's ``randomwalk``):
+    U solves (I - alpha D^-1/2 W D^-1/2) U = Y, Y the one-hot labels at the labeled nodes, by
+    block CG to ``tol``. The same U as ``label_spreading(graph="given", alpha=alpha)`` once that
+    iteration has converged (its default 30 iterations stop short).
+
+    Parameters
+    ----------
+    alpha : float in (0, 1), default=0.95
+        Share of a node's score that comes from its neighbours (GraphLearning's default).
+    tol : float, default=1e-6
+        Relative residual of CG per class (GraphLearning's CG stops at 1e-6 too).
+    max_iter : int, default=1000
+        Most CG iterations (the condition number is at most (1 + alpha) / (1 - alpha)).
+    class_priors : None, "uniform", "labeled" or list of float, default=None
+        Class fractions for the volume-constrained label decision (None: arg-max).
+    unreachable : {"error", "abstain"}, default="error"
+        Nodes in components without a labeled node: SolverError, or label -1.
+
+    Attributes
+    ----------
+    classes_, decision_function_ (U), transduction_, n_iter_ (CG iterations), converged_,
+    stop_reason_, fit_metrics_ (``unreached_nodes``, ``cg_residual``)
+
+    References
+    ----------
+    Zhou & Schoelkopf, "Learning from Labeled and Unlabeled Data Using Random Walks", DAGM 2004
+    (LNCS 3175); Zhou, Bousquet, Lal, Weston & Schoelkopf, "Learning with Local and Global
+    Consistency", NIPS 16, 2004 (the closed form (I - alpha S)^-1 Y).
+    """
+
+    _parameter_constraints = {**_GraphLearner._parameter_constraints,
+                              "alpha": [Real(0, 1, closed="neither")],
+                              "tol": [positive],
+                              "max_iter": [Int(1)]}
+
+    def __init__(self, *, alpha=0.95, tol=1e-6, max_iter=1000, class_priors=None,
+                 unreachable="error"):
+        self.alpha = alpha
+        self.tol = tol
+        self.max_iter = max_iter
+        self.class_priors = class_priors
+        self.unreachable = unreachable
+
+    def _solve(self, graph, codes, n_classes):
+        labeled = np.flatnonzero(codes >= 0)
+        Y = np.zeros((codes.size, n_classes))
+        Y[labeled] = one_hot(codes[labeled], n_classes)
+        cg = random_walk(graph.W, Y, float(self.alpha), tol=self.tol, max_iter=self.max_iter)
+        self._cg_stop(cg)
+        self.fit_metrics_["cg_residual"] = float(cg.residual.max(initial=0.0))
+        return cg.X
+
+
+class GraphNearestNeighbor(_GraphLearner):
+    """Graph nearest neighbour: each node takes the class of the labeled node nearest to it in
+    path length on W (Dijkstra from all labeled nodes at once; GraphLearning's
+    ``graph_nearest_neighbor``). decision_function_ is the one-hot class of that labeled node.
+
+    Parameters
+    ----------
+    edge_length : {"weight", "inverse_weight"}, default="weight"
+        An edge's length: its weight w_ij (GraphLearning's choice, which reads W as distances)
+        or 1 / w_ij.
+    class_priors : None, "uniform", "labeled" or list of float, default=None
+        Class fractions for the volume-constrained label decision (None: the nearest's class).
+    unreachable : {"error", "abstain"}, default="error"
+        Nodes in components without a labeled node: SolverError, or label -1.
+
+    Attributes
+    ----------
+    classes_, decision_function_, transduction_, fit_metrics_ (``unreached_nodes``,
+    ``mean_distance``: mean path length of the unlabeled nodes to their nearest labeled node)
+
+    References
+    ----------
+    Dijkstra, "A note on two problems in connexion with graphs", Numerische Mathematik 1, 1959;
+    used as a baseline by Calder, Cook, Thorpe & Slepcev, ICML 2020 (Table 2, "nearest neighbor").
+    """
+
+    _parameter_constraints = {**_GraphLearner._parameter_constraints,
+                              "edge_length": [StrOptions(("weight", "inverse_weight"))]}
+
+    def __init__(self, *, edge_length="weight", class_priors=None, unreachable="error"):
+        self.edge_length = edge_length
+        self.class_priors = class_priors
+        self.unreachable = unreachable
+
+    def _solve(self, graph, codes, n_classes):
+        labeled = np.flatnonzero(codes >= 0)
+        nearest, dist = nearest_labeled(graph.W, labeled, self.edge_length)
+        unl = np.ones(codes.size, dtype=bool)
+        unl[labeled] = False
+        self.fit_metrics_["mean_distance"] = float(dist[unl].mean()) if unl.any() else 0.0
+        return one_hot(codes[labeled][nearest], n_classes)
+
+
+class CenteredKernel(_GraphLearner):
+    """Centered kernel method (Mai & Couillet 2018; GraphLearning's ``centered_kernel``): the
+    centred labels extended by the centred kernel P W P / a, a = ``alpha`` x its largest
+    |eigenvalue|; solved by block CG on the unlabeled nodes.
+
+    Parameters
+    ----------
+    alpha : float > 1, default=1.05
+        The scale a as a multiple of the kernel's largest |eigenvalue| (GraphLearning's default).
+    tol : float, default=1e-8
+        Relative CG residual per class (GraphLearning iterates the fixed point to a change of
+        1e-10 per step, about 1e-9 relative at its rate 1 / alpha).
+    max_iter : int, default=1000
+        Most CG iterations.
+    class_priors : None, "uniform", "labeled" or list of float, default=None
+        Class fractions for the volume-constrained label decision (None: arg-max).
+    unreachable : {"error", "abstain"}, default="error"
+        Nodes in components without a labeled node: SolverError, or label -1.
+
+    Attributes
+    ----------
+    classes_, decision_function_, transduction_, n_iter_ (CG iterations), converged_,
+    stop_reason_, fit_metrics_ (``unreached_nodes``, ``cg_residual``, ``kernel_scale``: a)
+
+    References
+    ----------
+    Mai & Couillet, "Random Matrix-Inspired Improved Semi-Supervised Learning on Graphs", ICML
+    2018 (the centred similarity matrix and its regularized extension of the centred scores).
+    """
+
+    _parameter_constraints = {**_GraphLearner._parameter_constraints,
+                              "alpha": [Real(1, None, closed="neither")],
+                              "tol": [positive],
+                              "max_iter": [Int(1)]}
+
+    def __init__(self, *, alpha=1.05, tol=1e-8, max_iter=1000, class_priors=None,
+                 unreachable="error"):
+        self.alpha = alpha
+        self.tol = tol
+        self.max_iter = max_iter
+        self.class_priors = class_priors
+        self.unreachable = unreachable
+
+    def _solve(self, graph, codes, n_classes):
+        labeled = np.flatnonzero(codes >= 0)
+        cg, a = centered_kernel(graph.W, labeled, one_hot(codes[labeled], n_classes),
+                                float(self.alpha), tol=self.tol, max_iter=self.max_iter)
+        self._cg_stop(cg)
+        self.fit_metrics_["cg_residual"] = float(cg.residual.max(initial=0.0))
+        self.fit_metrics_["kernel_scale"] = a
+        return cg.X
+
+
+class AMLE(_GraphLearner):
+    """Absolutely minimal Lipschitz extension of each class's indicator (the infinity-Laplace
+    equation, unweighted as GraphLearning's ``amle`` default), by Gauss-Seidel sweeps to ``tol``.
+
+    Parameters
+    ----------
+    tol : float, default=1e-3
+        Largest change of a sweep at which a class stops (GraphLearning's default). The sweeps
+        converge slowly and near-tied classes keep trading nodes: 1e-6 changes 0.5-1 % of the
+        labels on digits, without a gain in accuracy.
+    max_iter : int, default=100000
+        Most sweeps (GraphLearning's default).
+    class_priors : None, "uniform", "labeled" or list of float, default=None
+        Class fractions for the volume-constrained label decision (None: arg-max).
+    unreachable : {"error", "abstain"}, default="error"
+        Nodes in components without a labeled node: SolverError, or label -1.
+
+    Attributes
+    ----------
+    classes_, decision_function_, transduction_, n_iter_ (sweeps), converged_, stop_reason_,
+    fit_metrics_ (``unreached_nodes``)
+
+    References
+    ----------
+    Kyng, Rao, Sachdeva & Spielman, "Algorithms for Lipschitz Learning on Graphs", COLT 2015;
+    Calder, "Consistency of Lipschitz learning with infinite unlabeled data and finite labeled
+    data", SIAM J. Math. Data Sci. 1, 2019.
+    """
+
+    _parameter_constraints = {**_GraphLearner._parameter_constraints,
+                              "tol": [positive],
+                              "max_iter": [Int(1)]}
+
+    def __init__(self, *, tol=1e-3, max_iter=100000, class_priors=None, unreachable="error"):
+        self.tol = tol
+        self.max_iter = max_iter
+        self.class_priors = class_priors
+        self.unreachable = unreachable
+
+    def _solve(self, graph, codes, n_classes):
+        labeled = np.flatnonzero(codes >= 0)
+        U, t, change = amle(graph.W, labeled, one_hot(codes[labeled], n_classes), tol=self.tol,
+                            max_iter=self.max_iter)
+        self.n_iter_, self.converged_ = t, change <= self.tol
+        self.stop_reason_ = "tol" if self.converged_ else "max_iter"
+        self.criteria_ = {"largest change of a sweep": (change, self.tol)}
+        return U
