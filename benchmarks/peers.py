@@ -51,11 +51,12 @@ from gssl.solvers.registry import make_solver  # noqa: E402
 from gssl.splits import LABELED, make_splits  # noqa: E402
 
 METHODS = ("laplace", "poisson", "poisson_mbo", "multiclass_mbo", "volume_mbo", "plaplace",
-           "randomwalk", "graph_nearest_neighbor", "centered_kernel", "amle")
+           "randomwalk", "graph_nearest_neighbor", "centered_kernel", "amle", "peikonal")
 # methods outside lowlabel.yaml: GraphLearning's model at its defaults (gssl's match them)
 DEFAULT_PEERS = {"randomwalk": gl.ssl.randomwalk,
                  "graph_nearest_neighbor": gl.ssl.graph_nearest_neighbor,
-                 "centered_kernel": gl.ssl.centered_kernel, "amle": gl.ssl.amle}
+                 "centered_kernel": gl.ssl.centered_kernel, "amle": gl.ssl.amle,
+                 "peikonal": gl.ssl.peikonal}
 DATASETS = {"digits": {"source": "digits"}}  # beside lowlabel.yaml's (mnist_test, fashion_mnist)
 
 

@@ -1,4 +1,4 @@
-"""The random walk, graph nearest neighbour, centered kernel and AMLE classifiers
+"""The random walk, graph nearest neighbour, centered kernel, AMLE and p-eikonal classifiers
 (gssl.solvers.propagation): label for label with GraphLearning 1.7.5 (the authors' package, the
 ``peers``/``test`` extra) on the same W and labeled sets of scikit-learn digits, and their own
 rules (convergence warning, parameter checks)."""
@@ -16,7 +16,8 @@ from test_graph_learning import codes_for, digits, draw  # noqa: F401  (digits: 
 PEERS = {"randomwalk": lambda W: gl.ssl.randomwalk(W),
          "graph_nearest_neighbor": lambda W: gl.ssl.graph_nearest_neighbor(W),
          "centered_kernel": lambda W: gl.ssl.centered_kernel(W),
-         "amle": lambda W: gl.ssl.amle(W)}
+         "amle": lambda W: gl.ssl.amle(W),
+         "peikonal": lambda W: gl.ssl.peikonal(W)}
 
 
 @pytest.mark.parametrize("name", sorted(PEERS))
@@ -71,8 +72,19 @@ def test_nearest_neighbor_takes_the_nearest_labeled_class():
 @pytest.mark.parametrize("name, params", [("randomwalk", {"alpha": 1.0}),
                                           ("centered_kernel", {"alpha": 1.0}),
                                           ("graph_nearest_neighbor", {"edge_length": "hops"}),
-                                          ("amle", {"tol": 0})])
+                                          ("amle", {"tol": 0}), ("peikonal", {"p": 0})])
 def test_parameters_are_checked(name, params, digits):
     X, y, W = digits
     with pytest.raises(ConfigError):
         make_solver(name, params).fit(Graph(W=W), codes_for(y, draw(y, 1, 0)))
+
+
+def test_peikonal_distances_equal_graphlearnings_at_p2(digits):
+    """At p = 2 (bisection) the distances are GraphLearning's to its 30 bisection steps."""
+    X, y, W = digits
+    train = draw(y, 2, 7)
+    model = gl.ssl.peikonal(W, p=2)
+    theirs = model.fit_predict(train, y[train])
+    ours = make_solver("peikonal", {"p": 2.0}).fit(Graph(W=W), codes_for(y, train))
+    np.testing.assert_allclose(-ours.decision_function_, model.prob, atol=1e-6)
+    np.testing.assert_array_equal(ours.transduction_, theirs)

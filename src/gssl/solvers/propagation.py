@@ -1,6 +1,7 @@
-"""The random walk, graph nearest neighbour, centered kernel and AMLE classifiers on graph.W.
+"""The random walk, graph nearest neighbour, centered kernel, AMLE and p-eikonal classifiers on
+graph.W.
 
-The numerics live in :mod:`gssl.optim.propagation`; ``class_priors`` and ``unreachable`` are
+The numerics live in :mod:`gssl.optim.propagation` and :mod:`gssl.optim.eikonal`; ``class_priors`` and ``unreachable`` are
 those of every graph learner (:mod:`gssl.solvers.graph_learning`).
 """
 
@@ -8,6 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..optim.eikonal import peikonal
 from ..optim.graph_learning import one_hot
 from ..optim.propagation import amle, centered_kernel, nearest_labeled, random_walk
 from .graph_learning import _GraphLearner
@@ -211,3 +213,53 @@ class AMLE(_GraphLearner):
         self.stop_reason_ = "tol" if self.converged_ else "max_iter"
         self.criteria_ = {"largest change of a sweep": (change, self.tol)}
         return U
+
+
+class PEikonal(_GraphLearner):
+    """p-eikonal classifier (Calder & Ettehad 2022; GraphLearning's ``peikonal``): for each class
+    c, u_c solves sum_j w_ij (u_i - u_j)_+^p = 1 off class c's labeled nodes, u_c = 0 on them
+    (a graph distance to the class); each node takes the class of smallest u_c. Solved by a fast
+    marching method (:mod:`gssl.optim.eikonal`). decision_function_ is -u (larger: nearer); a
+    node that no labeled node of class c reaches (another class's component) scores 1 below the
+    lowest reached score for that class, so the class is never chosen there.
+
+    Parameters
+    ----------
+    p : float > 0, default=1.0
+        Exponent of the equation (GraphLearning's default; p = 1 is solved exactly at each node,
+        other p by bisection).
+    n_bisect : int >= 1, default=30
+        Bisection steps of a node's equation for p != 1 (GraphLearning's default).
+    class_priors : None, "uniform", "labeled" or list of float, default=None
+        Class fractions for the volume-constrained label decision (None: the nearest class).
+    unreachable : {"error", "abstain"}, default="error"
+        Nodes in components without a labeled node: SolverError, or label -1.
+
+    Attributes
+    ----------
+    classes_, decision_function_ (-u), transduction_, fit_metrics_ (``unreached_nodes``)
+
+    References
+    ----------
+    Calder & Ettehad, "Hamilton-Jacobi equations on graphs with applications to semi-supervised
+    learning and data depth", Journal of Machine Learning Research 23, 2022.
+    """
+
+    _parameter_constraints = {**_GraphLearner._parameter_constraints,
+                              "p": [Real(0, None, closed="neither")],
+                              "n_bisect": [Int(1)]}
+
+    def __init__(self, *, p=1.0, n_bisect=30, class_priors=None, unreachable="error"):
+        self.p = p
+        self.n_bisect = n_bisect
+        self.class_priors = class_priors
+        self.unreachable = unreachable
+
+    def _solve(self, graph, codes, n_classes):
+        labeled = np.flatnonzero(codes >= 0)
+        scores = -peikonal(graph.W, labeled, codes, n_classes, float(self.p),
+                           n_bisect=int(self.n_bisect))
+        far = np.isinf(scores)
+        if far.any():
+            scores[far] = scores[~far].min() - 1.0
+        return scores

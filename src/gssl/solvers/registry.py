@@ -16,7 +16,7 @@ from ..store.hashing import import_closure
 
 class _Registry(MutableMapping):
     """Solver name -> estimator class, each class imported on its first lookup: a job or a config
-    check imports the solvers it names, not all 29 (0.8 s of a process, half of it numba's import,
+    check imports the solvers it names, not all 30 (0.8 s of a process, half of it numba's import,
     which a Laplacian RLS job never needs). Iterating gives the names and imports nothing."""
 
     def __init__(self, paths: dict[str, str]):
@@ -61,6 +61,7 @@ SOLVERS = _Registry({
     "graph_nearest_neighbor": "gssl.solvers.propagation:GraphNearestNeighbor",
     "centered_kernel": "gssl.solvers.propagation:CenteredKernel",
     "amle": "gssl.solvers.propagation:AMLE",
+    "peikonal": "gssl.solvers.propagation:PEikonal",
     "volume_mbo": "gssl.solvers.mbo:VolumeMBO",
     "multiclass_mbo": "gssl.solvers.mbo:MulticlassMBO",
     "ssdl_ga": "gssl.solvers.ssdl:SSDLGA",
