@@ -17,6 +17,8 @@ import heapq
 import numpy as np
 from numba import njit
 
+from .graph_learning import _weights
+
 
 @njit(cache=True)
 def _local_solve(vals, wts, m, f, p, n_bisect):
@@ -93,8 +95,6 @@ def peikonal_fmm(indptr, indices, data, sources, f, p, n_bisect):
 def peikonal(W, labeled: np.ndarray, codes: np.ndarray, n_classes: int, p: float = 1.0, *,
              n_bisect: int = 30) -> np.ndarray:
     """(n, C): column c the p-eikonal solution from the labeled nodes of class c (f = 1)."""
-    from .graph_learning import _weights
-
     Wc, _ = _weights(W)
     f = np.ones(Wc.shape[0])
     U = np.empty((Wc.shape[0], n_classes))

@@ -37,8 +37,18 @@ class RandomWalk(_GraphLearner):
 
     Attributes
     ----------
-    classes_, decision_function_ (U), transduction_, n_iter_ (CG iterations), converged_,
-    stop_reason_, fit_metrics_ (``unreached_nodes``, ``cg_residual``)
+    classes_ : ndarray (C,)
+        Class labels.
+    decision_function_ : ndarray (n, C)
+        U.
+    transduction_ : ndarray (n,)
+        Labels of every node (-1: unreachable, abstained).
+    n_iter_ : int
+        CG iterations.
+    converged_, stop_reason_
+        Whether it reached ``tol``.
+    fit_metrics_ : dict
+        ``unreached_nodes``, ``cg_residual`` and, with class priors, ``volume_misfit``.
 
     References
     ----------
@@ -87,8 +97,15 @@ class GraphNearestNeighbor(_GraphLearner):
 
     Attributes
     ----------
-    classes_, decision_function_, transduction_, fit_metrics_ (``unreached_nodes``,
-    ``mean_distance``: mean path length of the unlabeled nodes to their nearest labeled node)
+    classes_ : ndarray (C,)
+        Class labels.
+    decision_function_ : ndarray (n, C)
+        One-hot class of the nearest labeled node.
+    transduction_ : ndarray (n,)
+        Labels of every node (-1: unreachable, abstained).
+    fit_metrics_ : dict
+        ``unreached_nodes``, ``mean_distance`` (mean path length of the unlabeled nodes to
+        their nearest labeled node) and, with class priors, ``volume_misfit``.
 
     References
     ----------
@@ -134,8 +151,19 @@ class CenteredKernel(_GraphLearner):
 
     Attributes
     ----------
-    classes_, decision_function_, transduction_, n_iter_ (CG iterations), converged_,
-    stop_reason_, fit_metrics_ (``unreached_nodes``, ``cg_residual``, ``kernel_scale``: a)
+    classes_ : ndarray (C,)
+        Class labels.
+    decision_function_ : ndarray (n, C)
+        The extension of the centred labels.
+    transduction_ : ndarray (n,)
+        Labels of every node (-1: unreachable, abstained).
+    n_iter_ : int
+        CG iterations.
+    converged_, stop_reason_
+        Whether it reached ``tol``.
+    fit_metrics_ : dict
+        ``unreached_nodes``, ``cg_residual``, ``kernel_scale`` (a) and, with class priors,
+        ``volume_misfit``.
 
     References
     ----------
@@ -185,8 +213,18 @@ class AMLE(_GraphLearner):
 
     Attributes
     ----------
-    classes_, decision_function_, transduction_, n_iter_ (sweeps), converged_, stop_reason_,
-    fit_metrics_ (``unreached_nodes``)
+    classes_ : ndarray (C,)
+        Class labels.
+    decision_function_ : ndarray (n, C)
+        The AMLE of each class's indicator.
+    transduction_ : ndarray (n,)
+        Labels of every node (-1: unreachable, abstained).
+    n_iter_ : int
+        Sweeps of the slowest class.
+    converged_, stop_reason_
+        Whether it reached ``tol``.
+    fit_metrics_ : dict
+        ``unreached_nodes`` and, with class priors, ``volume_misfit``.
 
     References
     ----------
@@ -237,7 +275,14 @@ class PEikonal(_GraphLearner):
 
     Attributes
     ----------
-    classes_, decision_function_ (-u), transduction_, fit_metrics_ (``unreached_nodes``)
+    classes_ : ndarray (C,)
+        Class labels.
+    decision_function_ : ndarray (n, C)
+        -u, the negated p-eikonal distances.
+    transduction_ : ndarray (n,)
+        Labels of every node (-1: unreachable, abstained).
+    fit_metrics_ : dict
+        ``unreached_nodes`` and, with class priors, ``volume_misfit``.
 
     References
     ----------
