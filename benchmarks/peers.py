@@ -50,7 +50,13 @@ from gssl.optim.shared_operators import shared_graph_operators  # noqa: E402
 from gssl.solvers.registry import make_solver  # noqa: E402
 from gssl.splits import LABELED, make_splits  # noqa: E402
 
-METHODS = ("laplace", "poisson", "poisson_mbo", "multiclass_mbo", "volume_mbo", "plaplace")
+METHODS = ("laplace", "poisson", "poisson_mbo", "multiclass_mbo", "volume_mbo", "plaplace",
+           "randomwalk", "graph_nearest_neighbor", "centered_kernel", "amle", "peikonal")
+# methods outside lowlabel.yaml: GraphLearning's model at its defaults (gssl's match them)
+DEFAULT_PEERS = {"randomwalk": gl.ssl.randomwalk,
+                 "graph_nearest_neighbor": gl.ssl.graph_nearest_neighbor,
+                 "centered_kernel": gl.ssl.centered_kernel, "amle": gl.ssl.amle,
+                 "peikonal": gl.ssl.peikonal}
 DATASETS = {"digits": {"source": "digits"}}  # beside lowlabel.yaml's (mnist_test, fashion_mnist)
 
 
@@ -58,11 +64,13 @@ def peer_model(method: str, W, priors):
     """GraphLearning's model of ``method`` with the settings gssl's defaults match."""
     if method == "plaplace":
         return gl.ssl.plaplace(W, p=10)
+    if method in DEFAULT_PEERS:
+        return DEFAULT_PEERS[method](W)
     return reference_model(method, W, priors)
 
 
 def gssl_params(cfg: dict, method: str) -> dict:
-    params = dict(cfg["methods"][method].get("params") or {})
+    params = dict(cfg["methods"].get(method, {}).get("params") or {})
     if method == "multiclass_mbo":
         params["random_state"] = 0  # GraphLearning's start: np.random.seed(0), as reference_model
     if method == "volume_mbo":

@@ -186,7 +186,9 @@ def _families_table() -> str:
     for key, family in FAMILIES.items():
         members = [f"`{t.name}`" + _parenthesis(t) for t in tags if t.family == key]
         note = f"; {family.note}" if family.note else ""
-        rows.append(f"| {family.title} | {', '.join(members)}{note} | {family.paper} |")
+        papers = "; ".join([family.paper, *(t.paper for t in tags if t.family == key and t.paper)])
+        papers += f" — {family.paper_note}" if family.paper_note else ""
+        rows.append(f"| {family.title} | {', '.join(members)}{note} | {papers} |")
     return "\n".join(rows)
 
 

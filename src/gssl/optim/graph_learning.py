@@ -152,9 +152,11 @@ def identity_minus_null_space(W, ng: NormalizedGraph) -> sp.csc_matrix:
 
 
 def identity_minus_cg(ng: NormalizedGraph, rhs: np.ndarray, *, tol: float, max_iter: int,
-                      fixed: np.ndarray | None = None, null_space=None) -> BlockCGResult:
-    """Block CG (the columns share one Krylov space, ``coupled_cg``) on (I - Wn) X = rhs, in ng's
-    solve order; X comes back in node order.
+                      fixed: np.ndarray | None = None, null_space=None,
+                      alpha: float = 1.0) -> BlockCGResult:
+    """Block CG (the columns share one Krylov space, ``coupled_cg``) on (I - alpha Wn) X = rhs, in
+    ng's solve order; X comes back in node order (``alpha`` < 1: the regular system of the random
+    walk of Zhou & Schoelkopf).
 
     ``fixed``: nodes held at X = 0 (the labeled nodes of Laplace learning, whose rhs rows are
     0): the system is then the unlabeled block (I - Wn)_uu, solved on the whole index set with
@@ -168,7 +170,10 @@ def identity_minus_cg(ng: NormalizedGraph, rhs: np.ndarray, *, tol: float, max_i
     buf = np.empty(rhs.shape if rhs.ndim == 2 else (rhs.shape[0], 1))
 
     def matvec(P):
-        np.subtract(P, product_into(Wn, np.ascontiguousarray(P), buf), out=buf)
+        product_into(Wn, np.ascontiguousarray(P), buf)
+        if alpha != 1.0:
+            np.multiply(buf, alpha, out=buf)
+        np.subtract(P, buf, out=buf)
         if held is not None:
             buf[held] = 0.0
         return buf
@@ -436,7 +441,8 @@ def _sweep_graph(W, renumber: bool):
 def plaplace_learning(W, labeled: np.ndarray, F: np.ndarray, p: float = 10.0, *,
                       tol: float = 1e-6, max_iter: int = 100000, checked: bool = False) -> tuple[np.ndarray, int, float]:
     """Game-theoretic p-Laplace learning (Flores, Calder & Lerman 2022): each column of U solves
-    (1/p) L_rw u + (1 - 2/p) L_inf u = 0 off the labeled nodes, u = F on them, where L_rw u is the
+    (1/p) L_rw u + (1 - 2/p) L_inf u = 0 off the labeled nodes, u = F on them (p = inf: the
+    infinity-Laplace equation L_inf u = 0), where L_rw u is the
     weighted neighbour mean minus u and L_inf u = (max_j u_j + min_j u_j) / 2 - u over the
     neighbours (unweighted, GraphLearning's fast variant). That is the fixed point
     u = a * mean + (1 - a) * midrange, a = 1 / (p - 1), iterated by Gauss-Seidel sweeps over the
@@ -449,8 +455,8 @@ def plaplace_learning(W, labeled: np.ndarray, F: np.ndarray, p: float = 10.0, *,
     change of the columns' last sweeps)."""
     from .neighbour_sums import plaplace_sweeps
 
-    if not 2 < p < np.inf:
-        raise SolverError(f"p-Laplace learning needs a finite p > 2, got p={p!r} (p = 2 is Laplace "
+    if not p > 2:  # p = inf: a = 0, the midrange alone (the AMLE, gssl.optim.propagation)
+        raise SolverError(f"p-Laplace learning needs p > 2, got p={p!r} (p = 2 is Laplace "
                           "learning)")
     Wc, d = _weights(W)
     n = Wc.shape[0]

@@ -24,12 +24,14 @@ from ..errors import SolverError
 
 @dataclass(frozen=True)
 class Family:
-    """A row of the solvers table in docs/configuration.md: its title, the papers, and what
-    every member takes (after the members' list)."""
+    """A row of the solvers table in docs/configuration.md: its title, the papers (the members'
+    own, ``SolverTags.paper``, follow), what every member takes (after the members' list), and a
+    word on the papers (after them)."""
 
     title: str
     paper: str
     note: str = ""
+    paper_note: str = ""
 
 
 # a solver's "family" names one of these; the docs' table lists them in this order
@@ -42,10 +44,10 @@ FAMILIES = {
         "graph learning",
     "Zhu et al. 2003; Shi, Osher & Zhu 2017; Calder & Slepčev 2019; Calder et al. 2020 (Poisson, "
     "PoissonMBO); Jacobs, Merkurjev & Esedoḡlu 2018 (volume MBO); Garcia-Cardona et al. 2014 "
-    "(multiclass MBO); Flores, Calder & Lerman 2022 — agreement with GraphLearning 1.7.5 tested",
+    "(multiclass MBO); Flores, Calder & Lerman 2022",
     "each takes `class_priors` (`uniform`, `labeled` or a list: labels by the volume-constrained "
     "projection of the scores) and `unreachable` (`error`, or `abstain`: nodes of graph components "
-    "without a label get −1)"),
+    "without a label get −1)", "agreement with GraphLearning 1.7.5 tested"),
     "dictionary_learning": Family("dictionary learning", "Tran et al."),
 }
 
@@ -57,7 +59,8 @@ class SolverTags:
     (clusterers: clustering accuracy), a few points under what they reached (the comment beside
     the declaration). ``fast``: parameters for the contract checks' small fits (``gssl solvers
     check``), keys the class lacks dropped. ``summary``: Markdown after the name in the family's
-    row. ``aliases``: older names a config may still give."""
+    row. ``aliases``: older names a config may still give. ``paper``: the paper(s) of a member
+    its family's row does not already name."""
 
     name: str
     family: str
@@ -65,6 +68,7 @@ class SolverTags:
     summary: str = ""
     aliases: tuple[str, ...] = ()
     fast: Mapping[str, object] = field(default_factory=dict)
+    paper: str = ""
 
 
 def solver_tags(cls) -> SolverTags | None:
