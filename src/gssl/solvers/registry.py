@@ -59,6 +59,7 @@ SOLVERS = _Registry({
     "plaplace": "gssl.solvers.graph_learning:PLaplaceLearning",
     "volume_mbo": "gssl.solvers.mbo:VolumeMBO",
     "multiclass_mbo": "gssl.solvers.mbo:MulticlassMBO",
+    "modularity_mbo": "gssl.solvers.modularity_mbo:ModularityMBO",
     "ssdl_ga": "gssl.solvers.ssdl:SSDLGA",
     "sc_svm": "gssl.solvers.ssdl:SparseCodingSVM",
     "lapsvm_dual": "gssl.solvers.lapsvm:LapSVMDual",
