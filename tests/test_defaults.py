@@ -48,6 +48,7 @@ FLOORS = {
     "poisson_mbo": (87, 92, 89),        # 93.5 98.2 95.0
     "rls": (63, 81, 85),                # 69.1 87.2 91.0
     "sc_svm": (65, 77, 83),             # 71.1 83.7 89.4
+    "sparse_label_propagation": (29, 60, 80),  # 35.9 66.9 86.6
     "spectral_clustering": (70, 70, 70),  # 80.6 80.7 80.6 (clustering accuracy; labels unused)
     "ssdl_ga": (69, 86, 88),            # 75.4 92.7 94.3
     "svm": (66, 82, 84),                # 72.1 88.1 90.3

@@ -61,6 +61,7 @@ SOLVERS = _Registry({
     "multiclass_mbo": "gssl.solvers.mbo:MulticlassMBO",
     "modularity_mbo": "gssl.solvers.modularity_mbo:ModularityMBO",
     "dynamic_label_propagation": "gssl.solvers.dynamic_label_propagation:DynamicLabelPropagation",
+    "sparse_label_propagation": "gssl.solvers.sparse_label_propagation:SparseLabelPropagation",
     "ssdl_ga": "gssl.solvers.ssdl:SSDLGA",
     "sc_svm": "gssl.solvers.ssdl:SparseCodingSVM",
     "lapsvm_dual": "gssl.solvers.lapsvm:LapSVMDual",
