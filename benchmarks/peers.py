@@ -10,7 +10,9 @@ Graph, draws and parameters are those of ``benchmarks/lowlabel_speed.py`` (whose
 reuses): the knn10_calder graph of config/experiments/lowlabel.yaml, the workflow's
 labels-per-class draws, each method's defaults; PoissonMBO gets the labeled set's class
 fractions on both sides, volume MBO those fractions as exact integer class sizes at temperature
-0.1, multiclass MBO the same seeded random start, p-Laplace p = 10. ``digits`` is scikit-learn's
+0.1, multiclass MBO the same seeded random start, p-Laplace p = 10; modularity MBO, dynamic and
+sparse label propagation (not in lowlabel.yaml) their defaults, GraphLearning's modularity MBO
+with its module global k set to the number of classes (its 1.7.5 code reads k undefined). ``digits`` is scikit-learn's
 bundled set (1,797 points); the others come from the data mirror (GSSL_DATA_MIRROR) or raw-dir.
 Before the timed draws every method is fitted once on each side, untimed (numba loads its
 compiled kernels from the on-disk cache, GraphLearning its C extension; ``--no-warmup``: not).
@@ -51,12 +53,15 @@ from gssl.solvers.registry import make_solver  # noqa: E402
 from gssl.splits import LABELED, make_splits  # noqa: E402
 
 METHODS = ("laplace", "poisson", "poisson_mbo", "multiclass_mbo", "volume_mbo", "plaplace",
-           "randomwalk", "graph_nearest_neighbor", "centered_kernel", "amle", "peikonal")
+           "randomwalk", "graph_nearest_neighbor", "centered_kernel", "amle", "peikonal",
+           "modularity_mbo", "dynamic_label_propagation", "sparse_label_propagation")
 # methods outside lowlabel.yaml: GraphLearning's model at its defaults (gssl's match them)
 DEFAULT_PEERS = {"randomwalk": gl.ssl.randomwalk,
                  "graph_nearest_neighbor": gl.ssl.graph_nearest_neighbor,
                  "centered_kernel": gl.ssl.centered_kernel, "amle": gl.ssl.amle,
-                 "peikonal": gl.ssl.peikonal}
+                 "peikonal": gl.ssl.peikonal,
+                 "dynamic_label_propagation": gl.ssl.dynamic_label_propagation,
+                 "sparse_label_propagation": gl.ssl.sparse_label_propagation}
 DATASETS = {"digits": {"source": "digits"}}  # beside lowlabel.yaml's (mnist_test, fashion_mnist)
 
 
@@ -64,13 +69,16 @@ def peer_model(method: str, W, priors):
     """GraphLearning's model of ``method`` with the settings gssl's defaults match."""
     if method == "plaplace":
         return gl.ssl.plaplace(W, p=10)
+    if method == "modularity_mbo":
+        gl.ssl.k = int(priors.size)  # its _fit reads an undefined global k (1.7.5): the classes
+        return gl.ssl.modularity_mbo(W)
     if method in DEFAULT_PEERS:
         return DEFAULT_PEERS[method](W)
     return reference_model(method, W, priors)
 
 
 def gssl_params(cfg: dict, method: str) -> dict:
-    params = dict(cfg["methods"].get(method, {}).get("params") or {})
+    params = dict((cfg["methods"].get(method) or {}).get("params") or {})  # else defaults
     if method == "multiclass_mbo":
         params["random_state"] = 0  # GraphLearning's start: np.random.seed(0), as reference_model
     if method == "volume_mbo":
