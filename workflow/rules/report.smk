@@ -14,23 +14,23 @@ rule aggregate:
     input:
         lambda wc: experiment_runs(wc.experiment),
     output:
-        csv=f"{RESULTS}/tables/{{experiment}}.csv",
-        md=f"{RESULTS}/tables/{{experiment}}.md",
-        html=report(f"{RESULTS}/tables/{{experiment}}.html", category="Tables", subcategory=TABLES_MEANS,
+        csv=results_pattern(paths.TABLES, suffix=".csv"),
+        md=results_pattern(paths.TABLES, suffix=".md"),
+        html=report(results_pattern(paths.TABLES, suffix=".html"), category="Tables", subcategory=TABLES_MEANS,
                     caption="../report/table.rst", labels={"experiment": "{experiment}"}),
-        plot=report(f"{RESULTS}/plots/{{experiment}}/error.png", category="Plots",
+        plot=report(results_pattern(paths.PLOT, plot="error"), category="Plots",
                     caption="../report/plot.rst", labels={"experiment": "{experiment}", "plot": "error vs labels"}),
-        stats_csv=f"{RESULTS}/tables/{{experiment}}.stats.csv",
-        stats_md=f"{RESULTS}/tables/{{experiment}}.stats.md",
-        stats_html=report(f"{RESULTS}/tables/{{experiment}}.stats.html", category="Tables",
+        stats_csv=results_pattern(paths.TABLES, suffix=".stats.csv"),
+        stats_md=results_pattern(paths.TABLES, suffix=".stats.md"),
+        stats_html=report(results_pattern(paths.TABLES, suffix=".stats.html"), category="Tables",
                           subcategory=TABLES_STATS, caption="../report/stats.rst",
                           labels={"experiment": "{experiment}"}),
-        ranks=f"{RESULTS}/tables/{{experiment}}.ranks.json",
-        boxes=report(f"{RESULTS}/plots/{{experiment}}/boxes.png", category="Plots",
+        ranks=results_pattern(paths.TABLES, suffix=".ranks.json"),
+        boxes=report(results_pattern(paths.PLOT, plot="boxes"), category="Plots",
                      caption="../report/boxes.rst", labels={"experiment": "{experiment}", "plot": "boxes"}),
-        cd=report(f"{RESULTS}/plots/{{experiment}}/cd.png", category="Plots",
+        cd=report(results_pattern(paths.PLOT, plot="cd"), category="Plots",
                   caption="../report/cd.rst", labels={"experiment": "{experiment}", "plot": "critical difference"}),
-        heatmap=report(f"{RESULTS}/plots/{{experiment}}/ranks.png", category="Plots",
+        heatmap=report(results_pattern(paths.PLOT, plot="ranks"), category="Plots",
                        caption="../report/ranks.rst", labels={"experiment": "{experiment}", "plot": "ranks"}),
     log:
         f"{RESULTS}/logs/report/{{experiment}}.aggregate.log",
@@ -65,7 +65,7 @@ rule mlflow_summary:
         grid_runs=lambda wc: experiment_selection(wc.experiment)[0],
         tables=rules.aggregate.output,
     output:
-        f"{RESULTS}/mlflow/{{experiment}}.summary.json",
+        results_pattern(paths.MLFLOW_SUMMARY),
     log:
         f"{RESULTS}/logs/report/{{experiment}}.mlflow.log",
     benchmark:
