@@ -138,10 +138,11 @@ def solver_code_hash(method):
 def _solver_code_hash(solver):
     from gssl.solvers.registry import solver_modules
 
-    # gssl.pipeline.selection and gssl.pipeline.config map a selection's choice onto the parameters a
-    # job fits with; gssl.tracking.job_runs builds the runs the job asks to log
-    return code_hash("gssl.pipeline.stages", "gssl.metrics", "gssl.pipeline.selection", "gssl.pipeline.config",
-                     "gssl.tracking.job_runs",
+    # gssl.pipeline.solve_job runs the job; gssl.pipeline.selection and gssl.pipeline.config map a
+    # selection's choice onto the parameters a job fits with; gssl.tracking.job_runs builds the runs
+    # the job asks to log
+    return code_hash("gssl.pipeline.solve_job", "gssl.pipeline.stages", "gssl.metrics", "gssl.pipeline.selection",
+                     "gssl.pipeline.config", "gssl.tracking.job_runs",
                      *solver_modules(solver))
 
 

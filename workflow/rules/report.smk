@@ -10,7 +10,7 @@ rule aggregate:
     # An experiment's tables, statistics and plots, in one job: the solve jobs' outputs read once,
     # and one process instead of three. The CSV (long format) also feeds mlflow_summary; the report
     # shows the HTML tables and the plots. gssl.analysis (report, stats, ranks, plots) holds the
-    # numerics, workflow/scripts/aggregate.py the order.
+    # numerics, gssl.analysis.aggregate_job the order.
     input:
         lambda wc: experiment_runs(wc.experiment),
     output:
@@ -39,7 +39,8 @@ rule aggregate:
     params:
         experiment=lambda wc: table_entry(config, wc.experiment),
         labels=lambda wc: protocol_labels(wc.experiment),
-        code=code_hash("gssl.analysis.report", "gssl.analysis.stats", "gssl.analysis.ranks", "gssl.analysis.plots"),
+        code=code_hash("gssl.analysis.aggregate_job", "gssl.analysis.report", "gssl.analysis.stats",
+                       "gssl.analysis.ranks", "gssl.analysis.plots"),
     resources:
         mem_mb=per_attempt(2000),
         runtime=per_attempt(30),
@@ -74,7 +75,7 @@ rule mlflow_summary:
         tracking_uri=TRACKING_URI,
         experiment=lambda wc: config["experiments"][wc.experiment],
         headline=lambda wc: expected_headline(config, wc.experiment),
-        code=code_hash("gssl.tracking.client"),  # new saved views reach existing stores
+        code=code_hash("gssl.tracking.logging_job", "gssl.tracking.client"),  # new saved views reach existing stores
     resources:
         mem_mb=per_attempt(2000),
         runtime=per_attempt(30),

@@ -90,7 +90,7 @@ checkpoint select:
     params:
         method=lambda wc: config["methods"][wc.method],
         selection=lambda wc: config["experiments"][wc.experiment]["selection"],
-        code=code_hash("gssl.pipeline.selection"),
+        code=code_hash("gssl.pipeline.selection", "gssl.pipeline.select_job", "gssl.tracking.job_runs"),
     resources:
         mem_mb=per_attempt(2000),
         runtime=per_attempt(10),
