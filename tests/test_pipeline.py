@@ -246,3 +246,41 @@ def test_config_class_views_name_classes_and_indices_say_so(tmp_path):
     np.testing.assert_array_equal(by_name.X, by_index.X)
     with pytest.raises(ConfigError, match=r"no class named '4'; its classes: \['0', '1', '2', '3'\].*class_indices"):
         build_dataset("d", {"source": "four_moons", "classes": [4, 1]}, tmp_path, out)
+
+
+class _Named(dict):
+    """A rule's input or params as a job sees them (Snakemake's named lists): by attribute, or get."""
+    __getattr__ = dict.__getitem__
+
+
+def test_a_solve_job_writes_its_block_and_returns_its_runs(tmp_path):
+    """gssl.pipeline.solve_job: the evaluation of a method on a block of splits writes one block
+    (its splits, timings) and returns the JobRuns tree of those results; a grid, one per point."""
+    import json
+    import logging
+
+    from gssl.pipeline.solve_job import input_tags, solve_job
+    from gssl.tracking.job_runs import JobRuns
+
+    proto = {"kind": "labels_per_class", "n": 1, "repeats": 3}
+    files = build_moons_cell(tmp_path, {"lpc1": proto})
+    inputs = _Named(features=str(files / "features.h5"), graph=str(files / "graph.h5"), splits=str(files / "lpc1.h5"))
+    method = {"solver": "lap_rls", "params": {"kernel": {"kind": "rbf", "sigma": 1.0}, "gamma_A": 0.01}}
+    params = _Named(method=method, seed=0, prep_steps=["standardize"], protocol_spec=proto, code="abc",
+                    graph_spec={"kind": "knn", "k": 8, "weights": "binary", "laplacian": "normalized"})
+    wc = {"experiment": "e", "dataset": "moons", "prep": "std", "graph": "knn8", "method": "laprls",
+          "protocol": "lpc1"}
+    tags = input_tags(inputs.features, inputs.graph, inputs.splits, {"gssl.data_files": "[]"})
+    assert {"gssl.features_hash", "gssl.graph_hash", "gssl.splits_hash", "gssl.data_files"} <= set(tags)
+    runs = JobRuns(wc, [1, 2], False, "solve", "evaluation", "abc", "out.json", tags,
+                   {"graph": params.graph_spec, "preprocessing": {}, "protocol": proto, "seed": 0})
+    log = logging.getLogger("test")
+    trees = solve_job(inputs, params, wc, [1, 2], runs, tmp_path / "out.json", log)
+    block = json.loads((tmp_path / "out.json").read_text())
+    assert [s["split"] for s in block["splits"]] == [1, 2] and block["method_params"] == method
+    assert len(trees) == 1 and len(trees[0]["children"]) == 2
+    assert trees[0]["run"]["metrics"]["n_splits"] == 2
+    grid = [["p0", method], ["p1", {**method, "params": {**method["params"], "gamma_A": 1.0}}]]
+    trees = solve_job(inputs, _Named(params, grid=grid), wc, [1, 2], runs, tmp_path / "grid.json", log)
+    assert [b["variant"] for b in json.loads((tmp_path / "grid.json").read_text())["blocks"]] == ["p0", "p1"]
+    assert [t["run"]["tags"]["gssl.variant"] for t in trees] == ["p0", "p1"]

@@ -327,3 +327,20 @@ def test_scored_points_marks_the_gridded_methods_only():
     assert tuned_on_scored_points({**entry, "gridded_methods": ["b"]}) == ["b"]
     assert tuned_on_scored_points({**entry, "tuned_on_scored_points": ["a"],
                                    "gridded_methods": ["b"]}) == ["a", "b"]
+
+
+def test_a_per_split_choice_scores_each_splits_own_choice_and_counts_its_wins():
+    """The select job's per-split summary: each split's own best, the mean of their scores, and the
+    table's count of the splits each point won."""
+    from gssl.pipeline.select_job import per_split_choice
+
+    ids = [v for v, _ in grid_variants(LAPRLS)]
+    blocks = _blocks({ids[0]: [5, 1, 2], ids[1]: [3, 1, 2], ids[2]: [3, 0, 4], ids[3]: [9, 9, 2]})
+    table = grid_table(blocks, LAPRLS, "error_validation")
+    wc = {"method": "laprls"}
+    choice, summary, score, text = per_split_choice(blocks, wc, LAPRLS, "error_validation", None, table)
+    assert {int(s): c["variant"] for s, c in choice["per_split"].items()} == {0: ids[1], 1: ids[2], 2: ids[0]}
+    assert summary == {"per_split": {s: c["values"] for s, c in choice["per_split"].items()}}
+    assert score == pytest.approx((3 + 0 + 2) / 3)
+    assert list(table["chosen_in_splits"]) == [1, 1, 1, 0]
+    assert text.startswith("per split, most often ") and text.endswith("(1 of 3 splits)")

@@ -353,3 +353,18 @@ def test_cd_diagram_says_plainly_when_the_cd_exceeds_the_rank_range(monkeypatch)
     assert "critical difference 1.50" in texts[1] and "no pair" not in texts[1]
     assert "critical difference 1.39: larger than the rank range of 1, so no pair differs" in texts[2]
     assert not any("beyond" in t or "CD =" in t for t in texts)
+
+
+def test_the_aggregate_jobs_across_settings_summary():
+    """gssl.analysis.aggregate_job.across_settings: ranks and Friedman over three methods and two
+    settings; one method: nothing ranked, and the reason said."""
+    from gssl.analysis.aggregate_job import across_settings
+
+    runs = two_settings(np.random.default_rng(5))
+    ranks, across = across_settings(runs, "error_unlabeled")
+    assert (across["settings"], across["methods"]) == (2, 3)
+    assert across["average_ranks"] == ranks.average.to_dict()
+    assert across["critical_difference"] == R.nemenyi_cd(3, 2)
+    assert "friedman_p" in across
+    ranks, across = across_settings(runs[runs["method"] == "mbo"], "error_unlabeled")
+    assert ranks is None and across["metric"] == "error_unlabeled" and across["not_ranked"]

@@ -478,3 +478,39 @@ def test_split_runs_are_tagged_converged_and_cell_runs_count_the_others(store, t
     tags = [c.get_run(rid).data.tags.get("gssl.converged") for rid in children]
     assert tags == ["true", "false", None]
     assert c.get_run(parent).data.metrics["n_not_converged"] == 1.0
+
+
+def test_a_select_job_builds_its_run_with_job_runs(tmp_path):
+    """The selection stage's run: the select job's tags, its name and this job's start and end."""
+    from gssl.tracking.job_runs import JobRuns
+    from gssl.tracking.records import KIND_TAG
+
+    wc = {"experiment": "e", "dataset": "d", "prep": "p", "graph": "g", "method": "m"}
+    runs = JobRuns(wc, [], True, "select", "selection", "abc", str(tmp_path / "m.json"), {}, {})
+    tree = runs.selection("holdout", True, params={"chosen": "{}"}, metrics={"n_grid_points": 3},
+                          files=["grid.csv"])
+    run = tree["run"]
+    assert run["name"] == "select · m · d/p/g"
+    assert run["tags"] == {"gssl.experiment": "e", "gssl.dataset": "d", "gssl.prep": "p", "gssl.graph": "g",
+                           "gssl.method": "m", KIND_TAG: "selection", "gssl.protocol": "holdout",
+                           "gssl.rule": "select", "gssl.scored_points": "true", "gssl.code_hash": "abc"}
+    assert run["start_time"] == runs.start_ms <= run["end_time"]
+    assert tree["children"] == []
+
+
+def test_cell_runs_group_the_blocks_of_a_cell_solved_in_several_jobs():
+    """The logging job's parent run of a cell whose splits ran in two jobs; a one-job cell has none."""
+    from gssl.pipeline.plan import CELL_KEYS
+    from gssl.tracking.logging_job import cell_runs
+
+    def block(split, error):
+        return {"method_params": {"solver": "tv_rls"}, "splits": [{"split": split, "metrics": {"error_unlabeled": error}}]}
+
+    key = tuple(f"x{i}" for i in range(len(CELL_KEYS))) + (None,)
+    alone = tuple(f"y{i}" for i in range(len(CELL_KEYS))) + ("v1",)
+    cells = cell_runs("e", {key: [(block(0, 0.1), "r0"), (block(1, 0.3), "r1")], alone: [(block(0, 0.2), "r2")]})
+    assert len(cells) == 1
+    cell = cells[0]
+    assert cell["children"] == ["r0", "r1"] and cell["tags"]["gssl.kind"] == "cell"
+    assert cell["tags"]["gssl.experiment"] == "e" and cell["tags"]["gssl.solver"] == "tv_rls"
+    assert cell["metrics"]["error_unlabeled_mean"] == pytest.approx(0.2)

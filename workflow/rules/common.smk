@@ -4,6 +4,7 @@ import json
 import sys
 from pathlib import Path
 
+from gssl.pipeline import paths
 from gssl.pipeline.config import load_yaml, selected_by, table_entry, validate_config
 from gssl.pipeline.plan import expected_headline, experiments_to_run, grid_variants, selection_jobs, solve_jobs
 from gssl.datasets import FILE_SOURCE, generated_datasets
@@ -33,6 +34,14 @@ onstart:
         print(f"gssl: removed {_tmp}, left by a job killed while writing", file=sys.stderr)
 
 RAW = "resources/raw"
+
+
+def results_pattern(template, **parts):
+    """A gssl.pipeline.paths template under the results folder, its other wildcards kept."""
+    return paths.pattern(RESULTS, template, **parts)
+
+
+
 TRACKING_URI = default_tracking_uri(RESULTS)
 GENERATED_SOURCES = generated_datasets()  # the registry's bundled and generated datasets: no download
 ID = "[A-Za-z0-9][A-Za-z0-9_-]*"
@@ -136,10 +145,11 @@ def solver_code_hash(method):
 def _solver_code_hash(solver):
     from gssl.solvers.registry import solver_modules
 
-    # gssl.pipeline.selection and gssl.pipeline.config map a selection's choice onto the parameters a
-    # job fits with; gssl.tracking.job_runs builds the runs the job asks to log
-    return code_hash("gssl.pipeline.stages", "gssl.metrics", "gssl.pipeline.selection", "gssl.pipeline.config",
-                     "gssl.tracking.job_runs",
+    # gssl.pipeline.solve_job runs the job; gssl.pipeline.selection and gssl.pipeline.config map a
+    # selection's choice onto the parameters a job fits with; gssl.tracking.job_runs builds the runs
+    # the job asks to log
+    return code_hash("gssl.pipeline.solve_job", "gssl.pipeline.stages", "gssl.metrics", "gssl.pipeline.selection",
+                     "gssl.pipeline.config", "gssl.tracking.job_runs",
                      *solver_modules(solver))
 
 
@@ -155,14 +165,13 @@ def raw_manifest(wildcards):
 
 def graph_data_input(wildcards):
     if config["graphs"][wildcards.graph]["kind"] == "precomputed":
-        return f"{RESULTS}/data/{wildcards.dataset}.h5"
+        return rules.dataset.output[0]
     return []
 
 
 def run_json(job):
     """A solve job's output: one cell (or a block of its splits), one record per split."""
-    return ("{results}/runs/{experiment}/{dataset}/{prep}/{graph}/{method}/{protocol}/"
-            "splits{first}-{last}.json".format(results=RESULTS, **job))
+    return paths.path(RESULTS, paths.RUNS, suffix=".json", **job)
 
 
 @functools.cache
@@ -172,12 +181,7 @@ def experiment_runs(experiment):
 
 def grid_json(job):
     """A grid job's output: every grid point of one method on a block of the selection splits."""
-    return ("{results}/selection/{experiment}/{dataset}/{prep}/{graph}/{method}/{protocol}/"
-            "splits{first}-{last}.json".format(results=RESULTS, **job))
-
-
-def selected_json(wc, suffix=".json"):
-    return f"{RESULTS}/selected/{wc.experiment}/{wc.dataset}/{wc.prep}/{wc.graph}/{wc.method}{suffix}"
+    return paths.path(RESULTS, paths.SELECTION, suffix=".json", **job)
 
 
 def method_entry(method):
@@ -224,16 +228,17 @@ def experiment_selection(experiment):
     """(grid jobs' outputs, the selection stage's grid summaries) of one experiment."""
     jobs = selection_jobs(config, experiment)
     cells = {tuple(j[k] for k in ("dataset", "prep", "graph", "method")) for j in jobs}
-    grids = [f"{RESULTS}/selected/{experiment}/{d}/{p}/{g}/{m}.grid.json" for d, p, g, m in sorted(cells)]
+    grids = [paths.path(RESULTS, paths.SELECTED, experiment=experiment, dataset=d, prep=p, graph=g, method=m,
+                        suffix=".grid.json") for d, p, g, m in sorted(cells)]
     return [grid_json(j) for j in jobs], grids
 
 
 def all_report_outputs():
     outs = []
     for exp in experiments_to_run(config):
-        outs += [f"{RESULTS}/tables/{exp}.csv", f"{RESULTS}/tables/{exp}.md",
-                 f"{RESULTS}/tables/{exp}.html",
-                 f"{RESULTS}/plots/{exp}/error.png", f"{RESULTS}/mlflow/{exp}.summary.json",
+        outs += [*(paths.path(RESULTS, paths.TABLES, experiment=exp, suffix=s) for s in (".csv", ".md", ".html")),
+                 paths.path(RESULTS, paths.PLOT, experiment=exp, plot="error"),
+                 paths.path(RESULTS, paths.MLFLOW_SUMMARY, experiment=exp),
                  *loss_curve_plots(exp)]
     return outs
 
@@ -248,11 +253,11 @@ def learned_chains(experiment):
 
 
 def learned_features(experiment):
-    return [f"{RESULTS}/features/{d}/{p}.h5" for d, p in learned_chains(experiment)]
+    return [paths.path(RESULTS, paths.FEATURES, dataset=d, prep=p) for d, p in learned_chains(experiment)]
 
 
 def loss_curve_plots(experiment):
-    return [f"{RESULTS}/plots/learned/{d}/{p}.loss.png" for d, p in learned_chains(experiment)]
+    return [paths.path(RESULTS, paths.LOSS_PLOT, dataset=d, prep=p) for d, p in learned_chains(experiment)]
 
 
 def protocol_labels(experiment):

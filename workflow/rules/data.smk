@@ -28,7 +28,7 @@ rule dataset:
     input:
         raw_manifest,
     output:
-        f"{RESULTS}/data/{{dataset}}.h5",
+        results_pattern(paths.DATA),
     log:
         f"{RESULTS}/logs/dataset/{{dataset}}.log",
     benchmark:

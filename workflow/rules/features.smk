@@ -3,9 +3,9 @@
 
 rule features:
     input:
-        f"{RESULTS}/data/{{dataset}}.h5",
+        rules.dataset.output[0],
     output:
-        f"{RESULTS}/features/{{dataset}}/{{prep}}.h5",
+        results_pattern(paths.FEATURES),
     log:
         f"{RESULTS}/logs/features/{{dataset}}/{{prep}}.log",
     benchmark:

@@ -3,14 +3,14 @@
 
 rule graph:
     input:
-        features=f"{RESULTS}/features/{{dataset}}/{{prep}}.h5",
+        features=rules.features.output[0],
         data=graph_data_input,
     output:
-        f"{RESULTS}/graphs/{{dataset}}/{{prep}}/{{graph}}.h5",
+        results_pattern(paths.GRAPH),
     log:
-        f"{RESULTS}/logs/graphs/{{dataset}}/{{prep}}/{{graph}}.log",
+        results_pattern(paths.beside("logs", paths.GRAPH, ".log")),
     benchmark:
-        f"{RESULTS}/benchmarks/graphs/{{dataset}}/{{prep}}/{{graph}}.tsv"
+        results_pattern(paths.beside("benchmarks", paths.GRAPH, ".tsv"))
     params:
         spec=lambda wc: config["graphs"][wc.graph],
         code=code_hash("gssl.graphs"),

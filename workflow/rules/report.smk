@@ -10,27 +10,27 @@ rule aggregate:
     # An experiment's tables, statistics and plots, in one job: the solve jobs' outputs read once,
     # and one process instead of three. The CSV (long format) also feeds mlflow_summary; the report
     # shows the HTML tables and the plots. gssl.analysis (report, stats, ranks, plots) holds the
-    # numerics, workflow/scripts/aggregate.py the order.
+    # numerics, gssl.analysis.aggregate_job the order.
     input:
         lambda wc: experiment_runs(wc.experiment),
     output:
-        csv=f"{RESULTS}/tables/{{experiment}}.csv",
-        md=f"{RESULTS}/tables/{{experiment}}.md",
-        html=report(f"{RESULTS}/tables/{{experiment}}.html", category="Tables", subcategory=TABLES_MEANS,
+        csv=results_pattern(paths.TABLES, suffix=".csv"),
+        md=results_pattern(paths.TABLES, suffix=".md"),
+        html=report(results_pattern(paths.TABLES, suffix=".html"), category="Tables", subcategory=TABLES_MEANS,
                     caption="../report/table.rst", labels={"experiment": "{experiment}"}),
-        plot=report(f"{RESULTS}/plots/{{experiment}}/error.png", category="Plots",
+        plot=report(results_pattern(paths.PLOT, plot="error"), category="Plots",
                     caption="../report/plot.rst", labels={"experiment": "{experiment}", "plot": "error vs labels"}),
-        stats_csv=f"{RESULTS}/tables/{{experiment}}.stats.csv",
-        stats_md=f"{RESULTS}/tables/{{experiment}}.stats.md",
-        stats_html=report(f"{RESULTS}/tables/{{experiment}}.stats.html", category="Tables",
+        stats_csv=results_pattern(paths.TABLES, suffix=".stats.csv"),
+        stats_md=results_pattern(paths.TABLES, suffix=".stats.md"),
+        stats_html=report(results_pattern(paths.TABLES, suffix=".stats.html"), category="Tables",
                           subcategory=TABLES_STATS, caption="../report/stats.rst",
                           labels={"experiment": "{experiment}"}),
-        ranks=f"{RESULTS}/tables/{{experiment}}.ranks.json",
-        boxes=report(f"{RESULTS}/plots/{{experiment}}/boxes.png", category="Plots",
+        ranks=results_pattern(paths.TABLES, suffix=".ranks.json"),
+        boxes=report(results_pattern(paths.PLOT, plot="boxes"), category="Plots",
                      caption="../report/boxes.rst", labels={"experiment": "{experiment}", "plot": "boxes"}),
-        cd=report(f"{RESULTS}/plots/{{experiment}}/cd.png", category="Plots",
+        cd=report(results_pattern(paths.PLOT, plot="cd"), category="Plots",
                   caption="../report/cd.rst", labels={"experiment": "{experiment}", "plot": "critical difference"}),
-        heatmap=report(f"{RESULTS}/plots/{{experiment}}/ranks.png", category="Plots",
+        heatmap=report(results_pattern(paths.PLOT, plot="ranks"), category="Plots",
                        caption="../report/ranks.rst", labels={"experiment": "{experiment}", "plot": "ranks"}),
     log:
         f"{RESULTS}/logs/report/{{experiment}}.aggregate.log",
@@ -39,7 +39,8 @@ rule aggregate:
     params:
         experiment=lambda wc: table_entry(config, wc.experiment),
         labels=lambda wc: protocol_labels(wc.experiment),
-        code=code_hash("gssl.analysis.report", "gssl.analysis.tables", "gssl.analysis.stats", "gssl.analysis.ranks", "gssl.analysis.plots"),
+        code=code_hash("gssl.analysis.aggregate_job", "gssl.analysis.report", "gssl.analysis.tables",
+                       "gssl.analysis.stats", "gssl.analysis.ranks", "gssl.analysis.plots"),
     resources:
         mem_mb=per_attempt(2000),
         runtime=per_attempt(30),
@@ -52,9 +53,9 @@ rule aggregate:
 rule loss_curve:
     # the training loss per epoch of a chain that trains a network (vae, autoencoder)
     input:
-        f"{RESULTS}/features/{{dataset}}/{{prep}}.h5",
+        rules.features.output[0],
     output:
-        report(f"{RESULTS}/plots/learned/{{dataset}}/{{prep}}.loss.png", category="Plots",
+        report(results_pattern(paths.LOSS_PLOT), category="Plots",
                caption="../report/loss.rst", labels={"experiment": "learned features",
                                                      "plot": "{dataset} / {prep}: training loss"}),
     log:
@@ -88,7 +89,7 @@ rule mlflow_summary:
         learned=lambda wc: learned_features(wc.experiment),
         loss_plots=lambda wc: loss_curve_plots(wc.experiment),
     output:
-        f"{RESULTS}/mlflow/{{experiment}}.summary.json",
+        results_pattern(paths.MLFLOW_SUMMARY),
     log:
         f"{RESULTS}/logs/report/{{experiment}}.mlflow.log",
     benchmark:
@@ -97,7 +98,7 @@ rule mlflow_summary:
         tracking_uri=TRACKING_URI,
         experiment=lambda wc: config["experiments"][wc.experiment],
         headline=lambda wc: expected_headline(config, wc.experiment),
-        code=code_hash("gssl.tracking.client"),  # new saved views reach existing stores
+        code=code_hash("gssl.tracking.logging_job", "gssl.tracking.client"),  # new saved views reach existing stores
     resources:
         mem_mb=per_attempt(2000),
         runtime=per_attempt(30),

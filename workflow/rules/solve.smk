@@ -7,17 +7,17 @@
 
 rule solve:
     input:
-        features=f"{RESULTS}/features/{{dataset}}/{{prep}}.h5",
-        graph=f"{RESULTS}/graphs/{{dataset}}/{{prep}}/{{graph}}.h5",
-        splits=f"{RESULTS}/splits/{{dataset}}/{{protocol}}.h5",
+        features=rules.features.output[0],
+        graph=rules.graph.output[0],
+        splits=rules.splits.output[0],
         chosen=chosen_params,
     output:
-        json=f"{RESULTS}/runs/{{experiment}}/{{dataset}}/{{prep}}/{{graph}}/{{method}}/{{protocol}}/splits{{first}}-{{last}}.json",
-        runs=f"{RESULTS}/runs/{{experiment}}/{{dataset}}/{{prep}}/{{graph}}/{{method}}/{{protocol}}/splits{{first}}-{{last}}.mlflow.json.gz",
+        json=results_pattern(paths.RUNS, suffix=".json"),
+        runs=results_pattern(paths.RUNS, suffix=".mlflow.json.gz"),
     log:
-        f"{RESULTS}/logs/solve/{{experiment}}/{{dataset}}/{{prep}}/{{graph}}/{{method}}/{{protocol}}/splits{{first}}-{{last}}.log",
+        results_pattern(paths.beside("logs/solve", paths.JOB, ".log")),
     benchmark:
-        f"{RESULTS}/benchmarks/solve/{{experiment}}/{{dataset}}/{{prep}}/{{graph}}/{{method}}/{{protocol}}/splits{{first}}-{{last}}.tsv"
+        results_pattern(paths.beside("benchmarks/solve", paths.JOB, ".tsv"))
     params:
         method=lambda wc: method_entry(wc.method),
         stage="evaluation",
@@ -42,16 +42,16 @@ rule solve_grid:
     # Every grid point of a method on a block of the selection protocol's splits, in one process
     # (features, graph and kernel loaded once; same script as solve).
     input:
-        features=f"{RESULTS}/features/{{dataset}}/{{prep}}.h5",
-        graph=f"{RESULTS}/graphs/{{dataset}}/{{prep}}/{{graph}}.h5",
-        splits=f"{RESULTS}/splits/{{dataset}}/{{protocol}}.h5",
+        features=rules.features.output[0],
+        graph=rules.graph.output[0],
+        splits=rules.splits.output[0],
     output:
-        json=f"{RESULTS}/selection/{{experiment}}/{{dataset}}/{{prep}}/{{graph}}/{{method}}/{{protocol}}/splits{{first}}-{{last}}.json",
-        runs=f"{RESULTS}/selection/{{experiment}}/{{dataset}}/{{prep}}/{{graph}}/{{method}}/{{protocol}}/splits{{first}}-{{last}}.mlflow.json.gz",
+        json=results_pattern(paths.SELECTION, suffix=".json"),
+        runs=results_pattern(paths.SELECTION, suffix=".mlflow.json.gz"),
     log:
-        f"{RESULTS}/logs/selection/{{experiment}}/{{dataset}}/{{prep}}/{{graph}}/{{method}}/{{protocol}}/splits{{first}}-{{last}}.log",
+        results_pattern(paths.beside("logs/selection", paths.JOB, ".log")),
     benchmark:
-        f"{RESULTS}/benchmarks/selection/{{experiment}}/{{dataset}}/{{prep}}/{{graph}}/{{method}}/{{protocol}}/splits{{first}}-{{last}}.tsv"
+        results_pattern(paths.beside("benchmarks/selection", paths.JOB, ".tsv"))
     params:
         method=lambda wc: method_entry(wc.method),
         grid=grid_points,
@@ -80,17 +80,17 @@ checkpoint select:
     input:
         runs=cell_grid_runs,
     output:
-        choice=f"{RESULTS}/selected/{{experiment}}/{{dataset}}/{{prep}}/{{graph}}/{{method}}.json",
-        grid=f"{RESULTS}/selected/{{experiment}}/{{dataset}}/{{prep}}/{{graph}}/{{method}}.grid.json",
-        csv=f"{RESULTS}/selected/{{experiment}}/{{dataset}}/{{prep}}/{{graph}}/{{method}}.grid.csv",
-        plot=f"{RESULTS}/selected/{{experiment}}/{{dataset}}/{{prep}}/{{graph}}/{{method}}.grid.png",
-        mlflow=f"{RESULTS}/selected/{{experiment}}/{{dataset}}/{{prep}}/{{graph}}/{{method}}.mlflow.json.gz",
+        choice=results_pattern(paths.SELECTED, suffix=".json"),
+        grid=results_pattern(paths.SELECTED, suffix=".grid.json"),
+        csv=results_pattern(paths.SELECTED, suffix=".grid.csv"),
+        plot=results_pattern(paths.SELECTED, suffix=".grid.png"),
+        mlflow=results_pattern(paths.SELECTED, suffix=".mlflow.json.gz"),
     log:
         f"{RESULTS}/logs/select/{{experiment}}/{{dataset}}/{{prep}}/{{graph}}/{{method}}.log",
     params:
         method=lambda wc: config["methods"][wc.method],
         selection=lambda wc: config["experiments"][wc.experiment]["selection"],
-        code=code_hash("gssl.pipeline.selection"),
+        code=code_hash("gssl.pipeline.selection", "gssl.pipeline.select_job", "gssl.tracking.job_runs"),
     resources:
         mem_mb=per_attempt(2000),
         runtime=per_attempt(10),

@@ -3,9 +3,9 @@
 
 rule splits:
     input:
-        f"{RESULTS}/data/{{dataset}}.h5",
+        rules.dataset.output[0],
     output:
-        f"{RESULTS}/splits/{{dataset}}/{{protocol}}.h5",
+        results_pattern(paths.SPLITS),
     log:
         f"{RESULTS}/logs/splits/{{dataset}}/{{protocol}}.log",
     params:

@@ -1,4 +1,4 @@
-"""Parse a fetched or generated dataset into results/data/{dataset}.h5."""
+"""Parse a fetched or generated dataset into its file, gssl.pipeline.paths.DATA."""
 from gssl.pipeline.jobs import job_context
 from gssl.pipeline.stages import build_dataset
 

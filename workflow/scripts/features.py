@@ -1,4 +1,4 @@
-"""Apply a preprocessing chain: results/features/{dataset}/{prep}.h5."""
+"""Apply a preprocessing chain: its features file, gssl.pipeline.paths.FEATURES."""
 from gssl.pipeline.jobs import job_context
 from gssl.pipeline.stages import build_features
 

@@ -1,4 +1,4 @@
-"""Build one graph: results/graphs/{dataset}/{prep}/{graph}.h5."""
+"""Build one graph: its cache file, gssl.pipeline.paths.GRAPH under the results folder."""
 from gssl.pipeline.jobs import job_context
 from gssl.pipeline.stages import build_graph
 

@@ -1,75 +1,13 @@
-"""The experiment's logging job: create the store's schema and the experiment where they are missing
-(under a file lock: the logging jobs of several experiments may start at once), log the runs its
-solve, grid and select jobs left to log (those not in the store yet), a parent run for each cell
-whose splits ran in several jobs, and the summary run (tables, plots); mark every run that is no
-longer current as superseded. Writes the run ids of every job output (the ledger from job outputs
-to MLflow runs), the UI link, the sha256 of every pending-runs file it logged, and the params each
-cache file the experiment read was to be built with (from this run's config): what `gssl verify`
-checks the results folder against."""
-import json
-import time
-from pathlib import Path
-from collections import defaultdict
-
-from gssl.store.h5io import atomic_write_text
-from gssl.pipeline.jobs import job_context
-from gssl.metrics import split_statistics
-from gssl.pipeline.stages import read_blocks, representation_runs
-from gssl.pipeline.plan import CELL_KEYS as KEYS  # not gssl.analysis.stats: SciPy's stats cost 1 s
-from gssl.tracking.records import KIND_TAG, run_name
-from gssl.tracking.client import init_store, log_pending, summarize
-from gssl.tracking.views import ui_link
+"""The experiment's logging job: log the runs its jobs left to log, the cells' and the summary
+run; write the ledger `gssl verify` checks: gssl.tracking.logging_job."""
 from gssl.analysis.verify import expected_caches
+from gssl.pipeline.jobs import job_context
+from gssl.pipeline.stages import representation_runs
+from gssl.tracking.logging_job import logging_job
 
 sm = snakemake
 with job_context(sm.log[0]) as log:
-    t_start = time.perf_counter()
     name = sm.wildcards.experiment
-    results = Path(sm.output[0]).parents[1]  # the ledger's paths start with it
-    exp_id = init_store(sm.params.tracking_uri, [name], results_dir=results,
-                        descriptions={name: sm.params.experiment.get("description", "")},
-                        headlines={name: tuple(sm.params.headline)})[name]
-    t_init = time.perf_counter()
-    digests = {}  # pending-runs file -> sha256 of the bytes logged
-    logged = log_pending(sm.params.tracking_uri, exp_id, sm.input.pending, digests=digests)
-    t_logged = time.perf_counter()
-    outputs = [*sm.input.runs, *sm.input.grid_runs]  # pending[i] belongs to outputs[i]; selections follow
-    ledger = {(outputs[i] if i < len(outputs) else path): logged[str(path)]
-              for i, path in enumerate(sm.input.pending)}
-    current = [rid for trees in ledger.values() for t in trees for rid in (t["run"], *t["children"])]
-    blocks = {path: read_blocks(path) for path in outputs}  # each output read once
-    by_cell = defaultdict(list)  # cell -> [(block, its run id)]
-    for path in outputs:
-        for block, tree in zip(blocks[path], ledger[path], strict=True):
-            by_cell[tuple(block[k] for k in KEYS) + (block.get("variant"),)].append((block, tree["run"]))
-    cells = []
-    for key, group in by_cell.items():
-        if len(group) == 1:  # the job's parent run is the cell's run
-            continue
-        wc = dict(zip(KEYS, key))
-        variant = key[-1]
-        first = group[0][0]
-        metrics = split_statistics([s["metrics"] for b, _ in group for s in b["splits"]])
-        cells.append({"name": run_name(wc, variant),
-                      "tags": {**{f"gssl.{k}": v for k, v in wc.items()}, "gssl.experiment": name,
-                               KIND_TAG: "selection_cell" if variant else "cell",
-                               "gssl.solver": first["method_params"]["solver"]},
-                      "params": {"method": first["method_params"]}, "metrics": metrics,
-                      "children": [rid for _, rid in group]})
-    sid = summarize(sm.params.tracking_uri, exp_id, name, current, list(sm.input.tables),
-                    params={"experiment": sm.params.experiment},
-                    metrics={"n_runs": len(current), "n_cells": len(by_cell)}, cells=cells,
-                    representations=representation_runs(sm.input.learned, sm.input.loss_plots, name))
-    t_done = time.perf_counter()
-    n_new = sum(1 + len(t["children"]) for trees in ledger.values() for t in trees if t["logged"])
-    timings = {"init_seconds": t_init - t_start, "log_seconds": t_logged - t_init,
-               "summary_seconds": t_done - t_logged, "job_seconds": t_done - t_start}
-    atomic_write_text(sm.output[0], json.dumps({
-        "experiment": name, "experiment_id": exp_id, "summary_run_id": sid,
-        "n_split_runs": sum(len(b["splits"]) for p in sm.input.runs for b in blocks[p]),
-        "n_cells": len(by_cell), "n_job_runs": len(current), "n_logged_now": n_new,
-        "tracking_uri": sm.params.tracking_uri, "ui": ui_link(exp_id), "results": str(results),
-        "timings": timings, "runs": ledger, "pending": digests,
-        "caches": expected_caches(sm.config, name)}, indent=1) + "\n")
-    log.info("summary run %s over %d cells; %d runs logged now, %d current job runs; timings %s", sid,
-             len(by_cell), n_new, len(current), timings)
+    logging_job(sm.params.tracking_uri, name, sm.params.experiment, sm.params.headline, sm.input, sm.output[0],
+                expected_caches(sm.config, name), log,
+                representations=representation_runs(sm.input.learned, sm.input.loss_plots, name))

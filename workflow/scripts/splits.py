@@ -1,4 +1,4 @@
-"""Draw every split of one protocol: results/splits/{dataset}/{protocol}.h5."""
+"""Draw every split of one protocol: its splits file, gssl.pipeline.paths.SPLITS."""
 from gssl.pipeline.jobs import job_context
 from gssl.pipeline.stages import build_splits
 

@@ -107,6 +107,7 @@ def expected_caches(config: dict, experiment: str) -> dict[str, dict]:
     results folder as configured) -> ``{"kind", "params"}``, the params each is built with (those
     :func:`gssl.pipeline.stages.expected_params` gives the solve jobs, and a dataset's config
     entry). The logging job records them in its ledger, and :func:`verify_results` checks them."""
+    from ..pipeline import paths
     from ..pipeline.stages import expected_params
 
     results, e = config["results"], config["experiments"][experiment]
@@ -116,15 +117,16 @@ def expected_caches(config: dict, experiment: str) -> dict[str, dict]:
     seed = config["seed"]
     out = {}
     for ds in e["datasets"]:
-        out[f"{results}/data/{ds}.h5"] = {"kind": "dataset", "params": config["datasets"][ds]}
+        out[paths.path(results, paths.DATA, dataset=ds)] = {"kind": "dataset", "params": config["datasets"][ds]}
         for prep in e["preprocessing"]:
             for graph in e["graphs"]:
                 for proto in protocols:  # the params of a cell's three inputs, as its solve jobs expect them
                     want = expected_params(config["preprocessing"][prep], seed, config["graphs"][graph],
                                            config["protocols"][proto], ds, proto)
-                    out[f"{results}/features/{ds}/{prep}.h5"] = {"kind": "features", "params": want["features"]}
-                    out[f"{results}/graphs/{ds}/{prep}/{graph}.h5"] = {"kind": "graph", "params": want["graph"]}
-                    out[f"{results}/splits/{ds}/{proto}.h5"] = {"kind": "splits", "params": want["splits"]}
+                    cell = {"dataset": ds, "prep": prep, "graph": graph, "protocol": proto}
+                    for kind, template in (("features", paths.FEATURES), ("graph", paths.GRAPH),
+                                           ("splits", paths.SPLITS)):
+                        out[paths.path(results, template, **cell)] = {"kind": kind, "params": want[kind]}
     return out
 
 

@@ -148,13 +148,3 @@ def methods_for_splits(method: dict, choice: dict, splits: list[int]) -> list[tu
             groups[key] = ({**rest, "params": params}, [], values)  # e.g. class_priors kept
         groups[key][1].append(s)
     return list(groups.values())
-
-
-def __getattr__(name: str):
-    """``plot_grid`` moved to :mod:`gssl.analysis.plots` (every plot on one matplotlib set-up);
-    kept importable here for workflow/scripts/select.py until that script imports it from there."""
-    if name == "plot_grid":
-        from ..analysis.plots import plot_grid
-
-        return plot_grid
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

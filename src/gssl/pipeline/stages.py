@@ -1,6 +1,7 @@
 """One function per workflow stage: read cache files, compute, write the stage's output atomically.
 
-The Snakemake scripts are thin wrappers around these; they are equally usable from Python.
+The Snakemake scripts are thin wrappers around these (solve and select, around the jobs that
+compose them: :mod:`.solve_job`, :mod:`.select_job`); they are equally usable from Python.
 """
 
 from __future__ import annotations

@@ -29,14 +29,15 @@ def converged_tag(result: dict) -> dict:
 
 @dataclass
 class JobRuns:
-    """One solve or grid job's view of MLflow.
+    """One solve, grid or select job's view of MLflow.
 
     Parameters
     ----------
     cell : dict
-        The job's wildcards: experiment, dataset, prep, graph, method, protocol.
+        The job's wildcards: experiment, dataset, prep, graph, method, protocol (a select job:
+        no protocol).
     splits : list of int
-        The split indices the job fits.
+        The split indices the job fits (a select job: none).
     whole_cell : bool
         Whether they are every split of the cell (a ``cell`` run) or a block (a ``block`` run).
     rule, stage, code, output : str
@@ -109,3 +110,12 @@ class JobRuns:
                "metrics": {**split_statistics([r["metrics"] for r in results]), "load_seconds": load_seconds},
                "history": history}
         return run_tree(run)
+
+    def selection(self, protocol: str, scored_points: bool, params: dict, metrics: dict, files: list) -> dict:
+        """The selection stage's run of one method's grid: its choice, score, table and plot."""
+        c = self.cell
+        tags = {f"gssl.{k}": v for k, v in c.items()}
+        tags.update({KIND_TAG: "selection", "gssl.protocol": protocol, "gssl.rule": self.rule,
+                     "gssl.scored_points": str(bool(scored_points)).lower(), "gssl.code_hash": self.code})
+        return run_tree({"name": f"select · {c['method']} · {c['dataset']}/{c['prep']}/{c['graph']}",
+                         "tags": tags, "params": params, "metrics": metrics, "files": files, **self.times()})

@@ -1,0 +1,82 @@
+"""An experiment's logging job (rule mlflow_summary): create the store's schema and the experiment
+where they are missing (under a file lock: the logging jobs of several experiments may start at
+once), log the runs its solve, grid and select jobs left to log (those not in the store yet), a
+parent run for each cell whose splits ran in several jobs, and the summary run (tables, plots);
+mark every run that is no longer current as superseded. Writes the run ids of every job output
+(the ledger from job outputs to MLflow runs), the UI link, the sha256 of every pending-runs file it
+logged, and the params each cache file the experiment read was to be built with: what
+`gssl verify` checks the results folder against."""
+
+from __future__ import annotations
+
+import json
+import time
+from collections import defaultdict
+from pathlib import Path
+
+from ..metrics import split_statistics
+from ..pipeline.plan import CELL_KEYS as KEYS  # not gssl.analysis.stats: SciPy's stats cost 1 s
+from ..pipeline.stages import read_blocks
+from ..store.h5io import atomic_write_text
+from .client import init_store, log_pending, summarize
+from .records import KIND_TAG, run_name
+from .views import ui_link
+
+
+def cell_runs(name: str, by_cell: dict) -> list[dict]:
+    """A parent run for each cell (or selection cell: a grid point's) whose splits ran in several
+    jobs, over its blocks' split runs; ``by_cell``: cell key -> [(block, its run id)]."""
+    cells = []
+    for key, group in by_cell.items():
+        if len(group) == 1:  # the job's parent run is the cell's run
+            continue
+        wc, variant, first = dict(zip(KEYS, key)), key[-1], group[0][0]
+        metrics = split_statistics([s["metrics"] for b, _ in group for s in b["splits"]])
+        cells.append({"name": run_name(wc, variant),
+                      "tags": {**{f"gssl.{k}": v for k, v in wc.items()}, "gssl.experiment": name,
+                               KIND_TAG: "selection_cell" if variant else "cell",
+                               "gssl.solver": first["method_params"]["solver"]},
+                      "params": {"method": first["method_params"]}, "metrics": metrics,
+                      "children": [rid for _, rid in group]})
+    return cells
+
+
+def logging_job(tracking_uri: str, name: str, entry: dict, headline, inputs, out, caches: dict, log,
+                representations: list[dict] = ()) -> None:
+    """Log experiment ``name`` and write ``out`` (``results/mlflow/<experiment>.summary.json``):
+    ``inputs`` as rule mlflow_summary names them (runs, pending, grid_runs, tables); ``entry`` its
+    config entry, ``headline`` its saved view's metric, ``caches`` what the ledger records for
+    ``gssl verify`` (:func:`gssl.analysis.verify.expected_caches`), ``representations`` the runs
+    of the networks that learned features (:func:`gssl.pipeline.stages.representation_runs`)."""
+    t_start = time.perf_counter()
+    results = Path(out).parents[1]  # the ledger's paths start with it
+    exp_id = init_store(tracking_uri, [name], results_dir=results,
+                        descriptions={name: entry.get("description", "")}, headlines={name: tuple(headline)})[name]
+    t_init = time.perf_counter()
+    digests = {}  # pending-runs file -> sha256 of the bytes logged
+    logged = log_pending(tracking_uri, exp_id, inputs.pending, digests=digests)
+    t_logged = time.perf_counter()
+    outputs = [*inputs.runs, *inputs.grid_runs]  # pending[i] belongs to outputs[i]; selections follow
+    ledger = {(outputs[i] if i < len(outputs) else path): logged[str(path)]
+              for i, path in enumerate(inputs.pending)}
+    current = [rid for trees in ledger.values() for t in trees for rid in (t["run"], *t["children"])]
+    blocks = {path: read_blocks(path) for path in outputs}  # each output read once
+    by_cell = defaultdict(list)  # cell -> [(block, its run id)]
+    for path in outputs:
+        for block, tree in zip(blocks[path], ledger[path], strict=True):
+            by_cell[tuple(block[k] for k in KEYS) + (block.get("variant"),)].append((block, tree["run"]))
+    sid = summarize(tracking_uri, exp_id, name, current, list(inputs.tables), params={"experiment": entry},
+                    metrics={"n_runs": len(current), "n_cells": len(by_cell)}, cells=cell_runs(name, by_cell),
+                    representations=representations)
+    t_done = time.perf_counter()
+    n_new = sum(1 + len(t["children"]) for trees in ledger.values() for t in trees if t["logged"])
+    timings = {"init_seconds": t_init - t_start, "log_seconds": t_logged - t_init,
+               "summary_seconds": t_done - t_logged, "job_seconds": t_done - t_start}
+    atomic_write_text(out, json.dumps({
+        "experiment": name, "experiment_id": exp_id, "summary_run_id": sid,
+        "n_split_runs": sum(len(b["splits"]) for p in inputs.runs for b in blocks[p]),
+        "n_cells": len(by_cell), "n_job_runs": len(current), "n_logged_now": n_new,
+        "tracking_uri": tracking_uri, "ui": ui_link(exp_id), "results": str(results),
+        "timings": timings, "runs": ledger, "pending": digests, "caches": caches}, indent=1) + "\n")
+    log.info("summary run %s over %d cells; %d runs logged now, %d current job runs; timings %s", sid,
+             len(by_cell), n_new, len(current), timings)
