@@ -501,7 +501,7 @@ def test_a_select_job_builds_its_run_with_job_runs(tmp_path):
 def test_cell_runs_group_the_blocks_of_a_cell_solved_in_several_jobs():
     """The logging job's parent run of a cell whose splits ran in two jobs; a one-job cell has none."""
     from gssl.pipeline.plan import CELL_KEYS
-    from gssl.tracking.logging_job import cell_runs
+    from gssl.pipeline.logging_job import cell_runs
 
     def block(split, error):
         return {"method_params": {"solver": "tv_rls"}, "splits": [{"split": split, "metrics": {"error_unlabeled": error}}]}

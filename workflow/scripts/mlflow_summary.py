@@ -1,9 +1,9 @@
 """The experiment's logging job: log the runs its jobs left to log, the cells' and the summary
-run; write the ledger `gssl verify` checks: gssl.tracking.logging_job."""
+run; write the ledger `gssl verify` checks: gssl.pipeline.logging_job."""
 from gssl.analysis.verify import expected_caches
 from gssl.pipeline.jobs import job_context
 from gssl.pipeline.stages import representation_runs
-from gssl.tracking.logging_job import logging_job
+from gssl.pipeline.logging_job import logging_job
 
 sm = snakemake
 with job_context(sm.log[0]) as log:

@@ -15,12 +15,12 @@ from collections import defaultdict
 from pathlib import Path
 
 from ..metrics import split_statistics
-from ..pipeline.plan import CELL_KEYS as KEYS  # not gssl.analysis.stats: SciPy's stats cost 1 s
-from ..pipeline.stages import read_blocks
 from ..store.h5io import atomic_write_text
-from .client import init_store, log_pending, summarize
-from .records import KIND_TAG, run_name
-from .views import ui_link
+from ..tracking.client import init_store, log_pending, summarize
+from ..tracking.records import KIND_TAG, run_name
+from ..tracking.views import ui_link
+from .plan import CELL_KEYS as KEYS  # not gssl.analysis.stats: SciPy's stats cost 1 s
+from .stages import read_blocks
 
 
 def cell_runs(name: str, by_cell: dict) -> list[dict]:
