@@ -20,9 +20,6 @@ the file, the line or column, and the fix.
 
 from __future__ import annotations
 
-import csv
-import difflib
-import gzip
 import os
 from dataclasses import dataclass
 from pathlib import Path
@@ -33,6 +30,8 @@ import scipy.sparse as sp
 from ..errors import ConfigError, DatasetError
 from ..store.hashing import file_sha256
 from .dataset import Dataset
+from .labels import encode_labels
+from .tables import check_finite_values, read_table
 
 FORMATS = ("csv", "tsv", "npz", "npy", "h5", "mat", "svmlight", "mtx")
 _EXTENSIONS = {".csv": "csv", ".tsv": "tsv", ".tab": "tsv", ".npz": "npz", ".npy": "npy", ".h5": "h5",
@@ -40,7 +39,6 @@ _EXTENSIONS = {".csv": "csv", ".tsv": "tsv", ".tab": "tsv", ".npz": "npz", ".npy
                ".libsvm": "svmlight", ".mtx": "mtx"}
 _ALIASES = {"libsvm": "svmlight", "hdf5": "h5"}
 _SPREADSHEETS = (".xlsx", ".xls", ".xlsm", ".ods", ".numbers")
-_LIKELY_SEPARATORS = (";", "\t", "|", ",")
 DEFAULT_KEYS = {"X": "X", "y": "y", "W": "W"}
 _TABLE = ("csv", "tsv")
 _ARRAYS = ("npz", "h5", "mat")
@@ -123,7 +121,7 @@ class FileSource:
 
     def read(self, name: str = "") -> Dataset:
         self.check_exists()
-        reader = {"csv": _read_table, "tsv": _read_table, "npz": _read_arrays, "h5": _read_arrays,
+        reader = {"csv": read_table, "tsv": read_table, "npz": _read_arrays, "h5": _read_arrays,
                   "mat": _read_arrays, "npy": _read_npy, "svmlight": _read_svmlight, "mtx": _read_mtx}
         X, y, classes, W, extra = reader[self.format](self)
         ds = Dataset(name, X, y, classes, W=W, meta={
@@ -141,208 +139,14 @@ def _suffix(path: Path) -> str:
     return path.suffix.lower()
 
 
-def _open_text(path: Path):
-    """A table file for reading as text: gzip-compressed ones (by their first bytes) decompressed."""
-    with open(path, "rb") as fh:
-        gz = fh.read(2) == b"\x1f\x8b"
-    return gzip.open(path, "rt", newline="", encoding="utf-8") if gz else open(path, newline="",
-                                                                                 encoding="utf-8")
-
-
 def read_file_dataset(entry: dict, name: str = "") -> Dataset:
     """The dataset a ``source: file`` config entry names (ConfigError / DatasetError if it cannot)."""
     return FileSource.from_entry(entry, f"dataset {name!r}" if name else "dataset").read(name)
 
 
-# --------------------------------------------------------------------------- labels
-# the cells a table writer puts for a missing value (pandas' and R's spellings, any case): a
-# label cell holding one is an unlabeled point, a feature cell a missing value
-MISSING_CELLS = frozenset({"", "na", "nan", "-nan", "n/a", "#n/a", "<na>", "null", "none"})
-
-
-def _is_missing(x) -> bool:
-    if x is None:
-        return True
-    if isinstance(x, str):
-        return x.strip().lower() in MISSING_CELLS
-    return isinstance(x, (float, np.floating)) and bool(np.isnan(x))
-
-
-# from this many labelled rows, a label column with a distinct value on every row is refused
-CONTINUOUS_MIN_ROWS = 20
-
-
-def encode_labels(values, where: str) -> tuple[np.ndarray, np.ndarray]:
-    """(y, classes): y in 0..C-1 (-1 where a value is missing: None, NaN, an empty string or a
-    missing-value word such as ``NA`` or ``nan``, see MISSING_CELLS) and the C class names as
-    strings (numbers in numeric order, e.g. "2" before "10"). -1 is a class like any other: binary
-    labels are often -1 / 1."""
-    v = np.asarray(values, dtype=object).ravel()
-    missing = np.array([_is_missing(x) for x in v], dtype=bool)
-    present = v[~missing]
-    numeric = [_as_number(x) for x in present]
-    if all(n is not None for n in numeric):
-        keys = np.asarray(numeric, dtype=np.float64)
-        uniq = np.unique(keys)
-        names = np.asarray([_number_name(u) for u in uniq])
-        codes = np.searchsorted(uniq, keys)
-    else:
-        text = np.asarray([str(x).strip() for x in present])
-        names, codes = np.unique(text, return_inverse=True)
-    y = np.full(v.size, -1, dtype=np.int64)
-    y[~missing] = codes
-    if names.size == present.size >= CONTINUOUS_MIN_ROWS:
-        raise DatasetError(f"{where}: every one of the {present.size} labelled rows has its own "
-                           f"label ({', '.join(names[:5])}, ...): the column looks continuous (a "
-                           f"regression target or an id?), and a classification benchmark needs "
-                           f"classes: is label: the right column? (bin it into classes first)")
-    if names.size < 2:
-        raise DatasetError(f"{where}: the labels hold {names.size} class"
-                           f"{'' if names.size == 1 else 'es'} ({', '.join(names) or 'none'}); a "
-                           f"classification benchmark needs at least 2: is label: the right column?")
-    return y, names.astype(str)
-
-
-def _as_number(x):
-    if isinstance(x, (bool, np.bool_)):
-        return None
-    if isinstance(x, (int, float, np.integer, np.floating)):
-        return float(x)
-    try:
-        return float(str(x).strip())
-    except ValueError:
-        return None
-
-
-def _number_name(u: float) -> str:
-    return str(int(u)) if float(u).is_integer() else repr(float(u))
 
 
 # --------------------------------------------------------------------------- readers
-def _read_table(src: FileSource):
-    import pandas as pd
-
-    sep = src.sep or ("," if src.format == "csv" else "\t")
-    try:
-        _check_ragged(src.path, sep)
-        with _open_text(src.path) as fh:
-            df = pd.read_csv(fh, sep=sep, dtype=str, keep_default_na=False, skipinitialspace=True)
-    except pd.errors.ParserError as exc:  # pandas names the ragged line
-        raise DatasetError(f"{src.path}: {exc}; every row needs as many fields as the header") from None
-    except (pd.errors.EmptyDataError, UnicodeDecodeError, csv.Error, gzip.BadGzipFile, EOFError) as exc:
-        raise DatasetError(f"{src.path}: not a UTF-8 {src.format.upper()} file with a header row ({exc}); "
-                           f"save it as UTF-8 text (gzip-compressed is fine)") from None
-    columns = list(df.columns)
-    label = _column(columns, src.label, src.path, "label")
-    ident = _column(columns, src.id, src.path, "id") if src.id is not None else None
-    if src.features is not None:
-        features = [_column(columns, c, src.path, "features") for c in src.features]
-    else:
-        features = [c for c in columns if c not in (label, ident)]
-    if label in features or (ident is not None and ident in features):
-        raise DatasetError(f"{src.path}: features: lists the label or id column; drop it from features:")
-    if not features:
-        raise DatasetError(f"{src.path}: no feature column left beside label {label!r}")
-    X = _numeric(df[features], src.path)
-    y, classes = encode_labels(df[label].to_numpy(), f"{src.path}, column {label!r}")
-    extra = {"label_column": label, "feature_columns": features}
-    if ident is not None:
-        ids = df[ident].astype(str).str.strip()
-        dup = ids[ids.duplicated(keep=False)]
-        if len(dup):
-            lines = [int(i) + 2 for i in dup.index[:6]]
-            raise DatasetError(f"{src.path}: id column {ident!r} repeats {dup.iloc[0]!r} (lines "
-                               f"{lines}; {dup.nunique()} ids repeated): each point needs its own "
-                               f"id; remove the duplicated rows")
-    return X, y, classes, None, extra
-
-
-def _column(columns: list, key, path: Path, what: str) -> str:
-    if isinstance(key, bool):
-        key = None
-    if isinstance(key, int):
-        if not -len(columns) <= key < len(columns):
-            raise DatasetError(f"{path}: {what}: column index {key} is out of range (the header has "
-                               f"{len(columns)} columns: {_show(columns)})")
-        return columns[key]
-    if key not in columns:
-        close = difflib.get_close_matches(str(key), [str(c) for c in columns], n=1, cutoff=0.6)
-        hint = f"; did you mean {close[0]!r}?" if close else ""
-        raise DatasetError(f"{path}: {what}: no column named {key!r}; the header has {_show(columns)}{hint}")
-    return key
-
-
-def _show(columns: list, n: int = 12) -> str:
-    shown = ", ".join(repr(c) for c in columns[:n])
-    return shown + (f", ... ({len(columns)} in all)" if len(columns) > n else "")
-
-
-def _check_ragged(path: Path, sep: str) -> None:
-    """Every row has the header's number of fields (pandas would pad a short row with empty
-    cells, which reads as an unlabeled point or a missing feature)."""
-    with _open_text(path) as fh:
-        rows = csv.reader(fh, delimiter=sep, skipinitialspace=True)
-        header = next(rows, [])
-        n = len(header)
-        _check_header(path, header, sep)
-        for line, row in enumerate(rows, start=2):
-            if row and len(row) != n:
-                raise DatasetError(f"{path}: line {line} has {len(row)} fields, the header {n}; every "
-                                   f"row needs a value for each column (leave a label cell empty, "
-                                   f"with its comma, to mark an unlabeled point)")
-
-
-def _check_header(path: Path, header: list, sep: str) -> None:
-    """A header of distinct names, split by the separator the file uses."""
-    if len(header) == 1:
-        likely = [s for s in _LIKELY_SEPARATORS if s != sep and header[0].count(s) >= 1]
-        if likely:
-            shown = "a tab" if likely[0] == "\t" else repr(likely[0])
-            raise DatasetError(f"{path}: the header is one field ({header[0][:60]!r}...) split by "
-                               f"{sep!r}; the file looks {shown}-separated: add sep: "
-                               f"{likely[0]!r} to its dataset entry")
-    seen: dict = {}
-    for i, name in enumerate(header):
-        seen.setdefault(name.strip(), []).append(i)
-    repeated = {name: at for name, at in seen.items() if len(at) > 1}
-    if repeated:
-        name, at = next(iter(repeated.items()))
-        raise DatasetError(f"{path}: the header names column {name!r} {len(at)} times (columns "
-                           f"{at}, 0-based){f' and {len(repeated) - 1} other name(s) more than once' if len(repeated) > 1 else ''}; "
-                           f"give each column its own name")
-
-
-def _numeric(frame, path: Path) -> np.ndarray:
-    import pandas as pd
-
-    values = frame.apply(pd.to_numeric, errors="coerce")
-    missing = frame.apply(lambda c: c.str.strip().str.lower().isin(MISSING_CELLS))
-    bad = values.isna() & ~missing  # (missing cells are NaN: _check_finite names them)
-    if bad.any().any():
-        col = bad.any()[bad.any()].index[0]
-        row = int(bad[col].to_numpy().nonzero()[0][0])
-        raise DatasetError(f"{path}: feature column {col!r} is not numeric (line {row + 2}: "
-                           f"{frame[col].iloc[row]!r}); give features: the numeric columns, or "
-                           f"encode this one as numbers")
-    X = values.to_numpy(dtype=np.float64)
-    _check_finite(X, path, list(frame.columns))
-    return X
-
-
-def _check_finite(X, path, columns: list | None = None) -> None:
-    data = X.data if sp.issparse(X) else X
-    if np.isfinite(data).all():
-        return
-    if sp.issparse(X):
-        raise DatasetError(f"{path}: the features hold NaN or infinite values; remove or impute them")
-    row, col = (int(i[0]) for i in np.nonzero(~np.isfinite(X)))
-    name = repr(columns[col]) if columns else str(col)
-    line = f"line {row + 2}" if columns else f"row {row}"
-    raise DatasetError(f"{path}: feature {name} at {line} is {X[row, col]} ({int((~np.isfinite(X)).sum())} "
-                       f"values are NaN, empty or infinite); remove or impute them (a missing label "
-                       f"is fine, a missing feature is not)")
-
-
 def _read_arrays(src: FileSource):
     keys = dict(src.keys)
     found = _load_arrays(src, keys)
@@ -475,7 +279,7 @@ def check_features(X, path):
         X = X.astype(np.float32 if X.dtype == np.float32 else np.float64)
         if X.ndim != 2:
             raise DatasetError(f"{path}: features must be a 2-D (points x features) array, got shape {X.shape}")
-    _check_finite(X, path)
+    check_finite_values(X, path)
     return X
 
 

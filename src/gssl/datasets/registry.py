@@ -245,7 +245,8 @@ def _plugin_loader(ep):
 def as_dataset(out, where: str):
     """A loader's ``(X, y)``, ``(X, y, W)`` or ``{X, y, W}`` as a canonical Dataset."""
     from .dataset import Dataset
-    from .files import check_features, check_weights, encode_labels
+    from .files import check_features, check_weights
+    from .labels import encode_labels
 
     if isinstance(out, Dataset):
         return out
