@@ -12,8 +12,8 @@ help:
 	@echo "make test   - create/update $(VENV), run the test suite (what CI runs)"
 	@echo "make check  - the development loop: unit tests only (no workflow runs), about 1.5 min"
 	@echo "make lint   - snakemake --lint"
-	@echo "make report - HTML report of the last run (results/report.html)"
-	@echo "make ui     - MLflow UI on results/mlflow.db (http://127.0.0.1:5000)"
+	@echo "make report - HTML report of a config's run: make report [CONFIG=config/experiments/x.yaml]"
+	@echo "make ui     - MLflow UI on results/mlflow.db (http://127.0.0.1:$(PORT); make ui PORT=5001)"
 	@echo "make server - shared MLflow server: PostgreSQL store + proxied artifacts (http://127.0.0.1:5000)"
 	@echo "make bench  - pipeline overhead benchmark"
 
@@ -38,16 +38,22 @@ check: $(STAMP)
 lint: $(STAMP)
 	$(BIN)/snakemake --lint
 
+# the report of the config you ran: make report CONFIG=config/experiments/mtv.yaml (merged over
+# the default, as the workflow merges it), written into that config's results folder
+CONFIG ?=
 report: $(STAMP)
-	$(BIN)/snakemake --cores 1 --report results/report.html
+	@results=$$($(BIN)/python -c "import sys; from gssl.pipeline.config import load_yaml_files; print(load_yaml_files(['config/config.yaml', *sys.argv[1:]]).get('results') or 'results')" $(CONFIG)) && \
+	  $(BIN)/snakemake --cores 1 $(if $(CONFIG),--configfile $(CONFIG)) --report $$results/report.html && \
+	  echo "Report: $$results/report.html"
 
 # one worker: the UI serves one person, and mlflow's default of 4 workers, each importing mlflow,
 # kept a 2-core machine busy for minutes before the port answered; no job runner (nothing of
 # gssl's uses MLflow's server-side jobs, and its consumer held some 480 MB)
+PORT ?= 5000
 ui: $(STAMP)
 	@echo "Open an experiment on its comparison of cells (the links below), or click 'Model training' once:"
 	@$(BIN)/python -c "import glob, json; [print('  ' + d['experiment'] + ': ' + d['ui']) for d in (json.load(open(p)) for p in sorted(glob.glob('results/mlflow/*.summary.json'))) if 'ui' in d]"
-	MLFLOW_DISABLE_TELEMETRY=$${MLFLOW_DISABLE_TELEMETRY:-true} MLFLOW_SERVER_ENABLE_JOB_EXECUTION=false $(BIN)/mlflow ui --backend-store-uri sqlite:///$(CURDIR)/results/mlflow.db --host 127.0.0.1 --port 5000 --workers 1
+	MLFLOW_DISABLE_TELEMETRY=$${MLFLOW_DISABLE_TELEMETRY:-true} MLFLOW_SERVER_ENABLE_JOB_EXECUTION=false $(BIN)/mlflow ui --backend-store-uri sqlite:///$(CURDIR)/results/mlflow.db --host 127.0.0.1 --port $(PORT) --workers 1
 
 # a tracking server for many runs or a team: PostgreSQL backend (created on first use in
 # SERVER_DIR), proxied artifact store, bound to 127.0.0.1; log to it with
