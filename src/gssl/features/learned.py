@@ -88,7 +88,6 @@ class VAE(_Autoencoder):
                    "extra); the encoder's mean is the embedding. Defaults: Calder et al. 2020's "
                    "784-400-20 network, 100 epochs.")
     variational = True
-    nullable = True
 
 
 @register
@@ -97,4 +96,3 @@ class Autoencoder(_Autoencoder):
     description = ("A plain autoencoder trained on the features (PyTorch, the `learned` extra); "
                    "the encoder's output is the embedding.")
     variational = False
-    nullable = True
