@@ -45,9 +45,6 @@ class Step:
     params: ClassVar[dict[str, Param]] = {}
     required: ClassVar[tuple[str, ...]] = ()
     shorthand: ClassVar[str | None] = None  # {step: value} is short for {step: {shorthand: value}}
-    randomized: ClassVar[bool] = False      # takes the chain's seed
-    # where the schema allows a bare ``step:`` / ``step: null`` (every parameter defaults)
-    nullable: ClassVar[bool] = True
     # modules beside its own whose code its output depends on (in a features job's code hash)
     code_modules: ClassVar[tuple[str, ...]] = ()
     # keeps arrays beside its output (``self.artifacts`` after apply: a network's weights and its
@@ -64,7 +61,8 @@ class Step:
     @classmethod
     def json_schema(cls) -> dict:
         node: dict = {"description": cls.description}
-        body: dict = {"type": ["object", "null"] if cls.nullable and not cls.required else "object",
+        # a step without required parameters may be given bare (``step:``, ``step: null``)
+        body: dict = {"type": "object" if cls.required else ["object", "null"],
                       "additionalProperties": False,
                       "properties": {k: {"description": p.description, **_public(p.schema),
                                          **({"default": p.default} if p.default is not None else {})}

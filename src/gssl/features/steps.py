@@ -91,7 +91,6 @@ class PCAStep(Step):
     params = {"n_components": Param("Components kept (at most min(n_samples, n_features)).", _COMPONENTS),
               "whiten": Param("Scale the components to unit variance.", {"type": "boolean"}, False)}
     required = ("n_components",)
-    randomized = True
 
     def missing_message(self, key):
         return "pca needs n_components (an integer >= 1)"
@@ -145,7 +144,6 @@ class RandomProjection(Step):
               "eps": Param("Distortion bound of the Johnson-Lindenstrauss lemma (with n_components "
                            "'auto').", {"type": "number", "exclusiveMinimum": 0})}
     required = ("n_components",)
-    randomized = True
 
     def missing_message(self, key):
         return "random_projection needs n_components (an integer or 'auto')"
