@@ -11,13 +11,40 @@ from graph_helpers import share_of_graphlearnings_labels
 from test_graph_learning import codes_for, digits, draw  # noqa: F401  (digits: the fixture)
 
 
-def test_shift_invert_eigenpairs_match_a_dense_solve(digits):
+@pytest.mark.parametrize("ceiling", [None, 1e-12])
+def test_eigenpairs_match_a_dense_solve(ceiling, digits, monkeypatch):
+    """The Chebyshev-filtered Lanczos solve (its ceiling from the Voronoi cells), and the
+    shift-invert fallback when the check of the ceiling fails (a ceiling below the spectrum)."""
+    import gssl.optim.modularity_mbo as mm
+    from gssl.optim import neighbour_sums
+
     _, _, W = digits
     d = np.asarray(W.sum(axis=1)).ravel()  # (digits' W has no self-loop)
-    lam, X = modularity_eigenpairs(W, 12, 0.5)
+    calls = []
+    chebyshev = neighbour_sums.chebyshev_filter
+    monkeypatch.setattr(neighbour_sums, "chebyshev_filter",
+                        lambda *a: calls.append(1) or chebyshev(*a))
+    if ceiling is not None:
+        monkeypatch.setattr(mm, "_spectrum_ceiling", lambda *a: ceiling)
+    lam, X = mm._eigenpairs(W, 12, 0.5)
+    assert len(calls) > 0
     M = (np.diag(d) - W.toarray()) + 0.5 / (0.5 * d.sum()) * np.outer(d, d)
     np.testing.assert_allclose(lam, np.linalg.eigvalsh(M)[:12], rtol=1e-8, atol=1e-10)
     np.testing.assert_allclose(M @ X, X * lam, atol=1e-7)
+    np.testing.assert_allclose(X.T @ X, np.eye(12), atol=1e-10)
+
+
+def test_the_ceiling_bounds_the_eigenvalue_of_its_rank(digits):
+    import gssl.optim.modularity_mbo as mm
+
+    _, _, W = digits
+    Wc, d = mm._weights(W)
+    L = (np.diag(d) - Wc.toarray())
+    u = np.sqrt(0.5 / (0.5 * d.sum())) * d
+    lam = np.linalg.eigvalsh(L + np.outer(u, u))
+    import scipy.sparse as sp
+    b = mm._spectrum_ceiling(W, sp.csr_matrix(L), u, 12, 2 * d.max() + u @ u)
+    assert lam[11] < b < lam[-1]
 
 
 def test_stopping_at_a_fixed_point_changes_no_label(digits):

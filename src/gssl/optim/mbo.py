@@ -209,6 +209,7 @@ def volume_mbo(W, codes: np.ndarray, volumes: np.ndarray, *, volume_constraint: 
 
 
 # -- multiclass MBO ----------------------------------------------------------------------------
+NO_RANK_ONE = np.empty(0)  # chebyshev_filter's u: no rank-one term
 FILTER_DEGREE = 8  # degree of the Chebyshev polynomial the eigensolver's Lanczos iteration runs on
 
 
@@ -260,7 +261,7 @@ def _eigenpairs(W, n_eig: int) -> tuple[np.ndarray, np.ndarray]:
 
         def filtered(x):  # (ARPACK copies the result before the next call)
             return chebyshev_filter(indptr, indices, S.data, np.ascontiguousarray(x.ravel()),
-                                    FILTER_DEGREE, c0, c1, *bufs)
+                                    FILTER_DEGREE, c0, c1, *bufs, NO_RANK_ONE)
         _, X = eigsh(LinearOperator((n, n), matvec=filtered, dtype=np.float64), k=n_eig,
                      which="LA", v0=v0, tol=1e-10)
         H = X.T @ (S @ X)  # Rayleigh-Ritz on the vectors found

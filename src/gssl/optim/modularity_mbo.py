@@ -4,11 +4,10 @@ the span of its lowest eigenvectors, pull the labeled nodes towards their labels
 
 The modularity operator is L + (gamma / m) d d^T (L = D - W the combinatorial Laplacian, d the
 degrees, m = sum(d) / 2): the gradient of the graph total variation less gamma times the
-modularity's null-model term (Hu et al. 2013, section 3). Its lowest eigenpairs come from ARPACK's
-shift-invert mode, each solve a sparse LU of L less a small shift and a Sherman-Morrison
-correction for the rank-one term (GraphLearning 1.7.5 runs ARPACK's ``which="SM"`` on the
-operator itself, which needs many more steps). GraphLearning was read to settle what the papers
-leave open: 5 eigenpairs per class, the diffusion time (the geometric mean of 0.15 / ((gamma + 1)
+modularity's null-model term (Hu et al. 2013, section 3). Its lowest eigenpairs come from
+ARPACK's Lanczos iteration on a Chebyshev polynomial of the operator (GraphLearning 1.7.5 runs
+ARPACK's ``which="SM"`` on the operator itself, which needs many more steps). GraphLearning was
+read to settle what the papers leave open: 5 eigenpairs per class, the diffusion time (the geometric mean of 0.15 / ((gamma + 1)
 max d) and log(||U_0|| / epsilon) / lambda_1), the fidelity steps.
 """
 
@@ -33,28 +32,99 @@ def modularity_eigenpairs(W, n_eig: int, gamma: float) -> tuple[np.ndarray, np.n
 
 
 def _eigenpairs(W, n_eig: int, gamma: float) -> tuple[np.ndarray, np.ndarray]:
-    from scipy.sparse.linalg import LinearOperator, eigsh, splu
+    """The pairs of :func:`modularity_eigenpairs`: a dense solve on small graphs; else ARPACK's
+    Lanczos iteration on a Chebyshev polynomial of the operator A = L + u u^T (u = sqrt(gamma /
+    m) d), which needs no factorization: a sparse LU of L fills in beyond memory on 70,000-node
+    kNN graphs. The polynomial p = T_m(c1 A + c0) maps [b, top] onto [-1, 1] (top >= A's largest
+    eigenvalue by Gershgorin, b >= its n_eig-th smallest by :func:`_spectrum_ceiling`) and grows
+    steeply below b, so that p(A)'s largest eigenvectors are A's lowest; the eigenvalues are
+    A's Rayleigh quotients on them. A check follows: every eigenvalue found must lie below b
+    (then none below them was missed); otherwise the shift-invert solve runs."""
+    from scipy.sparse.linalg import LinearOperator, eigsh
+
+    from .mbo import FILTER_DEGREE
+    from .neighbour_sums import chebyshev_filter
 
     Wc, d = _weights(W)
     n = d.size
-    c = gamma / (0.5 * d.sum())
-    L = sp.csc_matrix(sp.diags(d) - Wc)
+    L = sp.csr_matrix(sp.diags(d) - Wc)
+    u = np.sqrt(gamma / (0.5 * d.sum())) * d
     if n < DENSE_BELOW or n_eig >= n - 1:
-        lam, vecs = np.linalg.eigh(L.toarray() + c * np.outer(d, d))
+        lam, vecs = np.linalg.eigh(L.toarray() + np.outer(u, u))
         return lam[:n_eig], vecs[:, :n_eig]
+    top = 2.0 * d.max() + u @ u  # Gershgorin's bound of L, plus the rank-one term's eigenvalue
+    b = _spectrum_ceiling(W, L, u, n_eig, top)
+    if b < 0.5 * top:  # (higher, the polynomial's gain is small)
+        c1, c0 = -2.0 / (top - b), (top + b) / (top - b)  # [b, top] -> [1, -1]
+        indptr, indices = L.indptr.astype(np.uint32), L.indices.astype(np.uint32)
+        bufs = (np.empty(n), np.empty(n), np.empty(n))
+
+        def filtered(x):  # (ARPACK copies the result before the next call)
+            return chebyshev_filter(indptr, indices, L.data, np.ascontiguousarray(x.ravel()),
+                                    FILTER_DEGREE, c0, c1, *bufs, u)
+        _, X = eigsh(LinearOperator((n, n), matvec=filtered, dtype=np.float64), k=n_eig,
+                     which="LA", v0=_start(n), tol=1e-10)
+        H = X.T @ (L @ X) + np.outer(X.T @ u, X.T @ u)  # Rayleigh-Ritz on the vectors found
+        lam, Q = np.linalg.eigh(0.5 * (H + H.T))
+        if lam[-1] < b:
+            return lam, X @ Q
+    return _shift_invert_eigenpairs(L, u, n_eig)
+
+
+def _start(n: int) -> np.ndarray:
+    return np.random.default_rng(0).uniform(-1.0, 1.0, n)
+
+
+def _spectrum_ceiling(W, L, u, n_eig: int, top: float) -> float:
+    """An upper bound of A's n_eig-th smallest eigenvalue (A = L + u u^T): the n_eig-th Ritz
+    value of A on the span of (I - A / top) P, P's columns the indicators of the graph Voronoi
+    cells of 3 n_eig fixed random nodes (nearly A-invariant where a cell's boundary is small).
+    Ritz values are at least the eigenvalues of the same rank (Cauchy interlacing), so the bound
+    holds whatever the cells; plus a hundredth, so that the eigenvalue stays strictly below it.
+    ``top`` (no polynomial) if the small eigenproblem is singular."""
+    from scipy.linalg import LinAlgError, eigh
+
+    from .mbo import voronoi_labels
+
+    n = L.shape[0]
+    c = 3 * n_eig
+    codes = np.full(n, -1)
+    codes[np.random.default_rng(0).choice(n, c, replace=False)] = np.arange(c)
+    cells = voronoi_labels(W, codes)
+    hit = np.flatnonzero(cells >= 0)
+    P = sp.csr_matrix((np.ones(hit.size), (hit, cells[hit])), shape=(n, c)).toarray()
+
+    def apply(X):
+        return L @ X + np.outer(u, u @ X)
+    Y = P - apply(P) / top
+    G, H = Y.T @ Y, Y.T @ apply(Y)
+    try:
+        theta = eigh(0.5 * (H + H.T), 0.5 * (G + G.T), eigvals_only=True)
+    except LinAlgError:
+        return top
+    return float(theta[n_eig - 1]) * 1.01
+
+
+def _shift_invert_eigenpairs(L, u, n_eig: int) -> tuple[np.ndarray, np.ndarray]:
+    """ARPACK's shift-invert mode, each solve a sparse LU of L less a small shift and a
+    Sherman-Morrison correction for the rank-one term: exact, but the LU fills in on large
+    kNN graphs (the fallback of :func:`_eigenpairs`)."""
+    from scipy.sparse.linalg import LinearOperator, eigsh, splu
+
+    n = L.shape[0]
+    d = np.asarray(L.diagonal())
     shift = -1e-4 * d.mean()  # below the spectrum (>= 0): L - shift I is positive definite
     lu = splu(sp.csc_matrix(L - shift * sp.identity(n, format="csc")))
-    Md = lu.solve(d)
-    denom = 1.0 + c * (d @ Md)
+    Mu = lu.solve(u)
+    denom = 1.0 + u @ Mu
 
-    def solve(x):  # (L + c d d^T - shift I)^-1 x by Sherman-Morrison
+    def solve(x):  # (L + u u^T - shift I)^-1 x by Sherman-Morrison
         y = lu.solve(np.asarray(x, dtype=np.float64).ravel())
-        return y - (c * (d @ y) / denom) * Md
+        return y - ((u @ y) / denom) * Mu
 
-    op = LinearOperator((n, n), matvec=lambda x: L @ x + c * (d @ x) * d, dtype=np.float64)
+    op = LinearOperator((n, n), matvec=lambda x: L @ x + (u @ x) * u, dtype=np.float64)
     inv = LinearOperator((n, n), matvec=solve, dtype=np.float64)
-    v0 = np.random.default_rng(0).uniform(-1.0, 1.0, n)
-    lam, vecs = eigsh(op, k=n_eig, sigma=shift, OPinv=inv, which="LM", v0=v0, tol=1e-10)
+    lam, vecs = eigsh(op, k=n_eig, sigma=shift, OPinv=inv, which="LM", v0=_start(n), tol=1e-10)
     order = np.argsort(lam)
     return lam[order], vecs[:, order]
 

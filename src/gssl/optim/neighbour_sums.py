@@ -274,20 +274,39 @@ def _row_dot(indptr, indices, data, x, i):
 
 
 @njit(cache=True, nogil=True, boundscheck=False)
-def chebyshev_filter(indptr, indices, data, x, degree, c0, c1, out, prev, cur):
-    """T_degree(c1 S + c0 I) x for S in CSR (``indptr``, ``indices``: uint32, half the bytes of
-    uint64 to stream: at 70,000 nodes the product is bound by memory) by the three-term
-    recurrence T_0 = x, T_1 = (c1 S + c0) x, T_j+1 = 2 (c1 S + c0) T_j - T_j-1, one pass over S
-    per degree (degree >= 1). ``out``, ``prev``, ``cur``: (n,) float64 buffers; the result is one
-    of them (the next call overwrites it). Multiclass MBO's eigensolver runs its Lanczos
-    iteration on this polynomial of W_s (:func:`gssl.optim.mbo.normalized_eigenpairs`)."""
+def chebyshev_filter(indptr, indices, data, x, degree, c0, c1, out, prev, cur, u):
+    """T_degree(c1 (S + u u^T) + c0 I) x for S in CSR (``indptr``, ``indices``: uint32, half the
+    bytes of uint64 to stream: at 70,000 nodes the product is bound by memory) and a rank-one
+    term u u^T (``u`` empty: none) by the three-term recurrence T_0 = x, T_1 = (c1 S + c0) x,
+    T_j+1 = 2 (c1 S + c0) T_j - T_j-1, one pass over S per degree (degree >= 1). ``out``,
+    ``prev``, ``cur``: (n,) float64 buffers; the result is one of them (the next call overwrites
+    it). The MBO eigensolvers run their Lanczos iteration on this polynomial
+    (:func:`gssl.optim.mbo.normalized_eigenpairs`: S = W_s; modularity MBO's: S = L, u u^T its
+    null-model term)."""
     n = x.size
+    ux = _dot(u, x)
     for i in range(n):
         prev[i] = x[i]
-        cur[i] = c1 * _row_dot(indptr, indices, data, x, i) + c0 * x[i]
+        s = _row_dot(indptr, indices, data, x, i)
+        if u.size:
+            s += ux * u[i]
+        cur[i] = c1 * s + c0 * x[i]
     for _ in range(degree - 1):
+        ux = _dot(u, cur)
         for i in range(n):
-            out[i] = 2.0 * (c1 * _row_dot(indptr, indices, data, cur, i) + c0 * cur[i]) - prev[i]
+            s = _row_dot(indptr, indices, data, cur, i)
+            if u.size:
+                s += ux * u[i]
+            out[i] = 2.0 * (c1 * s + c0 * cur[i]) - prev[i]
         prev, cur, out = cur, out, prev
     return cur
+
+
+@njit(cache=True, nogil=True, boundscheck=False, inline="always")
+def _dot(u, x):
+    """u . x (0 for an empty u)."""
+    s = 0.0
+    for i in range(u.size):
+        s += u[i] * x[i]
+    return s
 
