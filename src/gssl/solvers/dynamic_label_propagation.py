@@ -4,10 +4,12 @@
 from __future__ import annotations
 
 from ..optim.dynamic_label_propagation import dynamic_label_propagation
+from .docstrings import documented
 from .graph_learner import GraphLearner
 from .params import Int, nonnegative
 
 
+@documented()
 class DynamicLabelPropagation(GraphLearner):
     """Dynamic label propagation (Wang, Tu & Tsotsos 2013): label propagation by P = D^-1 W
     whose transition operator is updated each step, P_{t+1} = P P_t P^T + alpha V_t V_t^T +
@@ -23,25 +25,16 @@ class DynamicLabelPropagation(GraphLearner):
         Weight of the identity term (GraphLearning's default).
     n_steps : int >= 1, default=2
         Propagation steps (GraphLearning's ``T``, same default; the paper's iteration count).
-    class_priors : None, "uniform", "labeled" or list of float, default=None
-        Class fractions for the volume-constrained label decision (None: arg-max).
-    unreachable : {"error", "abstain"}, default="error"
-        Nodes in components without a labeled node: SolverError, or label -1.
+    %(graph_learner_parameters)s
 
     Attributes
     ----------
-    classes_ : ndarray (C,)
-        Class labels.
+    %(graph_learner_attributes)s
     decision_function_ : ndarray (n, C)
         The propagated scores U.
-    transduction_ : ndarray (n,)
-        Labels of every node (-1: unreachable, abstained).
     n_iter_ : int
         Steps (``n_steps``).
-    converged_, stop_reason_
-        A fixed number of steps: True, "max_iter".
-    fit_metrics_ : dict
-        ``unreached_nodes`` and, with class priors, ``volume_misfit``.
+    %(fixed_steps_attributes)s
 
     References
     ----------

@@ -68,9 +68,20 @@ class GraphLearner(SemiSupervisedClassifier):
         """Class scores (n, C), or (scores, class indices) when the method decides the labels."""
         raise NotImplementedError
 
-    def _cg_stop(self, cg):
+    def _cg_stop(self, cg, *, report_residual=True):
         """Iterations, stop and criterion of a block CG solve (each class's relative residual
-        against ``tol``; the largest is reported)."""
+        against ``tol``; the largest is reported) and, with ``report_residual``, that residual as
+        ``fit_metrics_["cg_residual"]``."""
+        residual = float(cg.residual.max(initial=0.0))
         self.n_iter_, self.converged_ = cg.n_iter, cg.converged
         self.stop_reason_ = "tol" if cg.converged else "max_iter"
-        self.criteria_ = {"relative CG residual": (float(cg.residual.max(initial=0.0)), self.tol)}
+        self.criteria_ = {"relative CG residual": (residual, self.tol)}
+        if report_residual:
+            self.fit_metrics_["cg_residual"] = residual
+
+    def _sweep_stop(self, n_iter, change):
+        """Iterations, stop and criterion of an iteration that stops once the largest change of a
+        sweep is at most ``tol``."""
+        self.n_iter_, self.converged_ = n_iter, change <= self.tol
+        self.stop_reason_ = "tol" if self.converged_ else "max_iter"
+        self.criteria_ = {"largest change of a sweep": (change, self.tol)}

@@ -14,10 +14,12 @@ from ..optim.graph_learning import (R_RULES, REWEIGHTINGS, laplace_learning, one
                                     plaplace_learning, poisson_cg, poisson_mbo,
                                     poisson_random_walk, poisson_source, reweight)
 from .class_priors import class_priors_spec, resolve_priors
+from .docstrings import documented
 from .graph_learner import GraphLearner
 from .params import Int, Real, StrOptions, positive
 
 
+@documented()
 class LaplaceLearning(GraphLearner):
     """Laplace learning (harmonic extension; Zhu, Ghahramani & Lafferty 2003) on graph.W.
 
@@ -39,23 +41,14 @@ class LaplaceLearning(GraphLearner):
         residual of all classes together).
     max_iter : int, default=10000
         Most CG iterations (GraphLearning's conjugate gradients allow 100,000).
-    class_priors : None, "uniform", "labeled" or list of float, default=None
-        Class fractions for the volume-constrained label decision (None: arg-max).
-    unreachable : {"error", "abstain"}, default="error"
-        Nodes in components without a labeled node: SolverError, or label -1 (see the module).
+    %(graph_learner_parameters)s
 
     Attributes
     ----------
-    classes_ : ndarray (C,)
-        Class labels.
+    %(graph_learner_attributes)s
     decision_function_ : ndarray (n, C)
         The harmonic functions, one per class (the labeled rows are the indicators).
-    transduction_ : ndarray (n,)
-        Labels of every node (-1: unreachable, abstained).
-    n_iter_ : int
-        CG iterations.
-    converged_, stop_reason_
-        Whether CG reached ``tol``.
+    %(cg_attributes)s
     fit_metrics_ : dict
         ``unreached_nodes``, ``cg_residual`` and, with class priors, ``volume_misfit``.
 
@@ -99,10 +92,10 @@ class LaplaceLearning(GraphLearner):
         U, cg = laplace_learning(W, labeled, one_hot(codes[labeled], n_classes), tol=self.tol,
                                  max_iter=self.max_iter, checked=True)
         self._cg_stop(cg)
-        self.fit_metrics_["cg_residual"] = float(cg.residual.max(initial=0.0))
         return U
 
 
+@documented()
 class PoissonLearning(GraphLearner):
     """Poisson learning (Calder, Cook, Thorpe & Slepcev, ICML 2020) on graph.W.
 
@@ -125,25 +118,18 @@ class PoissonLearning(GraphLearner):
         Random walk: fewest and most iterations (GraphLearning's defaults for its
         ``gradient_descent`` solver); CG: ``max_iter`` x 10 iterations at most (GraphLearning's
         conjugate gradients allow 100,000).
-    class_priors : None, "uniform", "labeled" or list of float, default=None
-        Class fractions for the volume-constrained label decision (None: arg-max).
-    unreachable : {"error", "abstain"}, default="error"
-        Nodes in components without a labeled node: SolverError, or label -1 (see the module).
+    %(graph_learner_parameters)s
 
     Attributes
     ----------
-    classes_ : ndarray (C,)
-        Class labels.
+    %(graph_learner_attributes)s
     decision_function_ : ndarray (n, C)
         U, the Poisson solution.
-    transduction_ : ndarray (n,)
-        Labels of every node (-1: unreachable, abstained).
     n_iter_ : int
         CG or random-walk iterations.
     converged_, stop_reason_
         Whether CG reached ``tol`` or the random walk mixed.
-    fit_metrics_ : dict
-        ``unreached_nodes`` and, with class priors, ``volume_misfit``.
+    %(fit_metrics_)s
 
     References
     ----------
@@ -180,7 +166,7 @@ class PoissonLearning(GraphLearner):
         B = poisson_source(codes, n_classes, comp)  # centred per component
         if self.solver == "cg":
             U, cg = poisson_cg(graph.W, B, tol=self.tol, max_iter=10 * self.max_iter)
-            self._cg_stop(cg)
+            self._cg_stop(cg, report_residual=False)
         else:
             U, t, mixed = poisson_random_walk(graph.W, B, np.flatnonzero(codes >= 0),
                                               min_iter=self.min_iter, max_iter=self.max_iter)
@@ -209,6 +195,7 @@ def _single_class_components(U: np.ndarray, comp: np.ndarray, codes: np.ndarray,
     return U
 
 
+@documented()
 class PoissonMBO(PoissonLearning):
     """PoissonMBO (Calder et al. 2020): Poisson learning, then ``n_outer`` MBO steps of
     ``n_inner`` heat steps with the Poisson source (fidelity ``mu``) and a volume-constrained
@@ -285,6 +272,7 @@ class PoissonMBO(PoissonLearning):
         return U, labels
 
 
+@documented()
 class PLaplaceLearning(GraphLearner):
     """Game-theoretic p-Laplace learning (Flores, Calder & Lerman 2022) on graph.W, one class
     against the rest: each class's indicator is extended by the p-Laplace equation.
@@ -298,25 +286,18 @@ class PLaplaceLearning(GraphLearner):
         ``fast=True``, also stops at 1e-6 whatever its ``tol``).
     max_iter : int, default=100000
         Most iterations (GraphLearning's ``max_num_it`` default is 1,000,000).
-    class_priors : None, "uniform", "labeled" or list of float, default=None
-        Class fractions for the volume-constrained label decision (None: arg-max).
-    unreachable : {"error", "abstain"}, default="error"
-        Nodes in components without a labeled node: SolverError, or label -1 (see the module).
+    %(graph_learner_parameters)s
 
     Attributes
     ----------
-    classes_ : ndarray (C,)
-        Class labels.
+    %(graph_learner_attributes)s
     decision_function_ : ndarray (n, C)
         The p-harmonic extension of each class's indicator.
-    transduction_ : ndarray (n,)
-        Labels of every node (-1: unreachable, abstained).
     n_iter_ : int
         Iterations.
     converged_, stop_reason_
         Whether the last change was <= ``tol``.
-    fit_metrics_ : dict
-        ``unreached_nodes`` and, with class priors, ``volume_misfit``.
+    %(fit_metrics_)s
 
     References
     ----------
@@ -347,7 +328,5 @@ class PLaplaceLearning(GraphLearner):
         U, t, change = plaplace_learning(graph.W, labeled, one_hot(codes[labeled], n_classes),
                                          float(self.p), tol=self.tol, max_iter=self.max_iter,
                                          checked=True)
-        self.n_iter_, self.converged_ = t, change <= self.tol
-        self.stop_reason_ = "tol" if self.converged_ else "max_iter"
-        self.criteria_ = {"largest change of a sweep": (change, self.tol)}
+        self._sweep_stop(t, change)
         return U

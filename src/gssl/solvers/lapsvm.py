@@ -27,6 +27,7 @@ from ..optim.manifold_primal import (LaplacianPower, laprlsc_closed_form, lapsvm
                                      manifold_pcg, primal_objective)
 from ..optim.pcg import STOPPING, default_check_every, make_criterion
 from .base import KernelExpansion, ova_scores, ova_targets, require_features
+from .docstrings import documented
 from .params import DEFAULT_KERNEL, Int, Real, StrOptions, positive
 from .rls import MANIFOLD_CONSTRAINTS
 
@@ -86,6 +87,7 @@ class _ManifoldKernelMachine(KernelExpansion):
         self.criteria_ = {f"{name}{where}": v for name, v in worst.criteria.items()}
 
 
+@documented()
 class LapSVMDual(_ManifoldKernelMachine):
     """LapSVM in the dual (Belkin et al. 2006), two steps: libsvm on the l x l Gram matrix
     G = J K (2 gamma_A I + 2 gamma_I M K)^-1 J' with C = 1, then a = (2 gamma_A I + 2 gamma_I M K)^-1 J'Y beta.
@@ -95,34 +97,13 @@ class LapSVMDual(_ManifoldKernelMachine):
 
     Parameters
     ----------
-    kernel : str or dict, default="rbf" (sigma "median")
-        Kernel spec (:func:`gssl.optim.kernels.validate_kernel`).
-    gamma_A : float > 0, default=1e-6
-        Ambient (RKHS norm) weight.
-    gamma_I : float >= 0, default=1e-2
-        Intrinsic (graph) weight.
-    laplacian : str or None, default=None
-        Laplacian kind (unnormalized, normalized, random_walk or lle:
-        ``gssl.graphs.laplacian.LAPLACIAN_KINDS``); None: the graph's own.
-    laplacian_power : int >= 1 or None, default=None
-        Power p of M = L^p; None: the graph's own.
+    %(manifold_parameters)s
     tol : float > 0, default=1e-3
         libsvm's stopping tolerance.
 
     Attributes
     ----------
-    classes_ : ndarray (C,)
-        Class labels.
-    X_fit_ : ndarray (n, d)
-        Features of every graph node (the kernel expansion points).
-    dual_coef_ : ndarray (n, C')
-        Expansion coefficients alpha, one column per one-vs-all problem (C' = 1 when binary).
-    intercept_ : ndarray (C',)
-        Biases b.
-    decision_function_ : ndarray (n, C)
-        f = K alpha + b of every node (binary: [-f, f]).
-    transduction_ : ndarray (n,)
-        Labels of every node.
+    %(manifold_attributes)s
     beta_ : list of ndarray (l,)
         Dual variables beta of each one-vs-all problem.
     n_iter_ : int
@@ -162,6 +143,7 @@ class LapSVMDual(_ManifoldKernelMachine):
         return self._finish(K, list(alpha.T), list(b))
 
 
+@documented()
 class LapSVMNewton(_ManifoldKernelMachine):
     """Primal LapSVM (Eq. 7, squared hinge) by Newton's method: generalized Hessian on the
     error-vector set, step size 1, stop when the set does not change (at most ``max_iter`` steps).
@@ -171,34 +153,13 @@ class LapSVMNewton(_ManifoldKernelMachine):
 
     Parameters
     ----------
-    kernel : str or dict, default="rbf" (sigma "median")
-        Kernel spec (:func:`gssl.optim.kernels.validate_kernel`).
-    gamma_A : float > 0, default=1e-6
-        Ambient (RKHS norm) weight.
-    gamma_I : float >= 0, default=1e-2
-        Intrinsic (graph) weight.
-    laplacian : str or None, default=None
-        Laplacian kind (unnormalized, normalized, random_walk or lle:
-        ``gssl.graphs.laplacian.LAPLACIAN_KINDS``); None: the graph's own.
-    laplacian_power : int >= 1 or None, default=None
-        Power p of M = L^p; None: the graph's own.
+    %(manifold_parameters)s
     max_iter : int >= 1, default=50
         Most Newton steps.
 
     Attributes
     ----------
-    classes_ : ndarray (C,)
-        Class labels.
-    X_fit_ : ndarray (n, d)
-        Features of every graph node (the kernel expansion points).
-    dual_coef_ : ndarray (n, C')
-        Expansion coefficients alpha, one column per one-vs-all problem (C' = 1 when binary).
-    intercept_ : ndarray (C',)
-        Biases b.
-    decision_function_ : ndarray (n, C)
-        f = K alpha + b of every node (binary: [-f, f]).
-    transduction_ : ndarray (n,)
-        Labels of every node.
+    %(manifold_attributes)s
     n_iter_ : int
         Newton steps (largest over the columns; per column in ``n_iter_per_class_``).
     objective_ : list of float
@@ -268,6 +229,7 @@ class _PCGParams:
         return results
 
 
+@documented()
 class LapSVMPCG(_PCGParams, _ManifoldKernelMachine):
     """Primal LapSVM (Eq. 7) by preconditioned conjugate gradient (Algorithm 1 of the paper):
     preconditioner blockdiag(K, 1), Polak–Ribière with automatic restart, exact line search over
@@ -281,17 +243,7 @@ class LapSVMPCG(_PCGParams, _ManifoldKernelMachine):
 
     Parameters
     ----------
-    kernel : str or dict, default="rbf" (sigma "median")
-        Kernel spec (:func:`gssl.optim.kernels.validate_kernel`).
-    gamma_A : float > 0, default=1e-6
-        Ambient (RKHS norm) weight.
-    gamma_I : float >= 0, default=1e-2
-        Intrinsic (graph) weight.
-    laplacian : str or None, default=None
-        Laplacian kind (unnormalized, normalized, random_walk or lle:
-        ``gssl.graphs.laplacian.LAPLACIAN_KINDS``); None: the graph's own.
-    laplacian_power : int >= 1 or None, default=None
-        Power p of M = L^p; None: the graph's own.
+    %(manifold_parameters)s
     stopping : str, default="stability"
         Stopping criterion: "stability", "validation", "mixed", "gradient", "objective" or
         "none" (above).
@@ -306,18 +258,7 @@ class LapSVMPCG(_PCGParams, _ManifoldKernelMachine):
 
     Attributes
     ----------
-    classes_ : ndarray (C,)
-        Class labels.
-    X_fit_ : ndarray (n, d)
-        Features of every graph node (the kernel expansion points).
-    dual_coef_ : ndarray (n, C')
-        Expansion coefficients alpha, one column per one-vs-all problem (C' = 1 when binary).
-    intercept_ : ndarray (C',)
-        Biases b.
-    decision_function_ : ndarray (n, C)
-        f = K alpha + b of every node (binary: [-f, f]).
-    transduction_ : ndarray (n,)
-        Labels of every node.
+    %(manifold_attributes)s
     n_iter_ : int
         PCG iterations (largest over the columns; per column in ``n_iter_per_class_``).
     check_every_ : int
@@ -363,6 +304,7 @@ class LapSVMPCG(_PCGParams, _ManifoldKernelMachine):
         return self._finish(K, [r.alpha for r in results], [r.b for r in results])
 
 
+@documented()
 class LapRLSC(_PCGParams, _ManifoldKernelMachine):
     """Laplacian RLS classifier with bias (Eq. 14), ``method`` "closed_form" (Eq. 15, one dense
     (n+1) system for all columns) or "pcg" (same PCG as LapSVMPCG with the closed-form step and the
@@ -373,17 +315,7 @@ class LapRLSC(_PCGParams, _ManifoldKernelMachine):
 
     Parameters
     ----------
-    kernel : str or dict, default="rbf" (sigma "median")
-        Kernel spec (:func:`gssl.optim.kernels.validate_kernel`).
-    gamma_A : float > 0, default=1e-6
-        Ambient (RKHS norm) weight.
-    gamma_I : float >= 0, default=1e-2
-        Intrinsic (graph) weight.
-    laplacian : str or None, default=None
-        Laplacian kind (unnormalized, normalized, random_walk or lle:
-        ``gssl.graphs.laplacian.LAPLACIAN_KINDS``); None: the graph's own.
-    laplacian_power : int >= 1 or None, default=None
-        Power p of M = L^p; None: the graph's own.
+    %(manifold_parameters)s
     method : {"closed_form", "pcg"}, default="closed_form"
         The linear system of Eq. 15, or PCG.
     stopping, check_every, stability_tol, tol, max_iter
@@ -391,18 +323,7 @@ class LapRLSC(_PCGParams, _ManifoldKernelMachine):
 
     Attributes
     ----------
-    classes_ : ndarray (C,)
-        Class labels.
-    X_fit_ : ndarray (n, d)
-        Features of every graph node (the kernel expansion points).
-    dual_coef_ : ndarray (n, C')
-        Expansion coefficients alpha, one column per one-vs-all problem (C' = 1 when binary).
-    intercept_ : ndarray (C',)
-        Biases b.
-    decision_function_ : ndarray (n, C)
-        f = K alpha + b of every node (binary: [-f, f]).
-    transduction_ : ndarray (n,)
-        Labels of every node.
+    %(manifold_attributes)s
     n_iter_ : int
         1 (closed form) or PCG iterations (largest over the columns).
     objective_ : list of float

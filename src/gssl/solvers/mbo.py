@@ -12,10 +12,12 @@ import numpy as np
 
 from ..optim.mbo import class_volumes, multiclass_mbo, volume_mbo
 from .class_priors import class_priors_spec, resolve_priors
+from .docstrings import documented
 from .graph_learner import GraphLearner
 from .params import Int, Real, nonnegative, positive
 
 
+@documented()
 class VolumeMBO(GraphLearner):
     """Volume MBO (Jacobs, Merkurjev & Esedoglu 2018): MBO steps whose thresholding is an
     assignment under class-volume bounds, solved exactly as a min-cost flow on the classes.
@@ -50,17 +52,13 @@ class VolumeMBO(GraphLearner):
     random_state : None, int or RandomState, default=None
         Seed of the temperature noise, drawn from a ``numpy.random.Generator`` (a RandomState
         seeds one; None takes fresh entropy and leaves NumPy's global state alone).
-    unreachable : {"error", "abstain"}, default="error"
-        Nodes in components without a labeled node: SolverError, or label -1.
+    %(unreachable)s
 
     Attributes
     ----------
-    classes_ : ndarray (C,)
-        Class labels.
+    %(graph_learner_attributes)s
     decision_function_ : ndarray (n, C)
         The diffused indicators psi of the returned labels.
-    transduction_ : ndarray (n,)
-        Labels of every node (-1: unreachable, abstained).
     n_iter_ : int
         MBO steps taken.
     converged_, stop_reason_
@@ -118,6 +116,7 @@ class VolumeMBO(GraphLearner):
         return psi, labels
 
 
+@documented()
 class MulticlassMBO(GraphLearner):
     """Multiclass MBO (Garcia-Cardona, Merkurjev, Bertozzi, Flenner & Percus 2014): the
     Ginzburg-Landau energy with a fidelity term minimized by MBO steps in the span of the
@@ -143,23 +142,16 @@ class MulticlassMBO(GraphLearner):
     random_state : None, int or RandomState, default=None
         Seed of the random start (an integer gives GraphLearning's start after
         ``np.random.seed`` of it).
-    unreachable : {"error", "abstain"}, default="error"
-        Nodes in components without a labeled node: SolverError, or label -1.
+    %(unreachable)s
 
     Attributes
     ----------
-    classes_ : ndarray (C,)
-        Class labels.
+    %(graph_learner_attributes)s
     decision_function_ : ndarray (n, C)
         The last diffused U, before its projection.
-    transduction_ : ndarray (n,)
-        Labels of every node (-1: unreachable, abstained).
     n_iter_ : int
         MBO steps (``n_outer``).
-    converged_, stop_reason_
-        A fixed number of steps: True, "max_iter".
-    fit_metrics_ : dict
-        ``unreached_nodes`` and, with class priors, ``volume_misfit``.
+    %(fixed_steps_attributes)s
 
     References
     ----------

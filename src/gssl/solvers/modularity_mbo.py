@@ -4,10 +4,12 @@
 from __future__ import annotations
 
 from ..optim.modularity_mbo import modularity_mbo
+from .docstrings import documented
 from .graph_learner import GraphLearner
 from .params import Int, nonnegative, positive
 
 
+@documented()
 class ModularityMBO(GraphLearner):
     """Modularity MBO (Hu, Laurent, Porter & Bertozzi 2013) with a fidelity term at the labeled
     nodes, as GraphLearning 1.7.5 runs it (after Boyd, Bae, Tai & Bertozzi 2018): MBO steps that
@@ -34,17 +36,13 @@ class ModularityMBO(GraphLearner):
     class_priors : None, "uniform", "labeled" or list of float, default=None
         Class fractions for the volume-constrained label decision on the last diffused U
         (GraphLearning's projects its one-hot labels); None: arg-max.
-    unreachable : {"error", "abstain"}, default="error"
-        Nodes in components without a labeled node: SolverError, or label -1.
+    %(unreachable)s
 
     Attributes
     ----------
-    classes_ : ndarray (C,)
-        Class labels.
+    %(graph_learner_attributes)s
     decision_function_ : ndarray (n, C)
         The last diffused U, before its thresholding.
-    transduction_ : ndarray (n,)
-        Labels of every node (-1: unreachable, abstained).
     n_iter_ : int
         MBO steps taken.
     converged_, stop_reason_

@@ -12,10 +12,12 @@ import numpy as np
 from ..optim.eikonal import peikonal
 from ..optim.graph_learning import one_hot
 from ..optim.propagation import amle, centered_kernel, nearest_labeled, random_walk
+from .docstrings import documented
 from .graph_learner import GraphLearner
 from .params import Int, Real, StrOptions, positive
 
 
+@documented()
 class RandomWalk(GraphLearner):
     """Random-walk label propagation (Zhou & Schoelkopf 2004; GraphLearning's ``randomwalk``):
     U solves (I - alpha D^-1/2 W D^-1/2) U = Y, Y the one-hot labels at the labeled nodes, by
@@ -30,23 +32,14 @@ class RandomWalk(GraphLearner):
         Relative residual of CG per class (GraphLearning's CG stops at 1e-6 too).
     max_iter : int, default=1000
         Most CG iterations (the condition number is at most (1 + alpha) / (1 - alpha)).
-    class_priors : None, "uniform", "labeled" or list of float, default=None
-        Class fractions for the volume-constrained label decision (None: arg-max).
-    unreachable : {"error", "abstain"}, default="error"
-        Nodes in components without a labeled node: SolverError, or label -1.
+    %(graph_learner_parameters)s
 
     Attributes
     ----------
-    classes_ : ndarray (C,)
-        Class labels.
+    %(graph_learner_attributes)s
     decision_function_ : ndarray (n, C)
         U.
-    transduction_ : ndarray (n,)
-        Labels of every node (-1: unreachable, abstained).
-    n_iter_ : int
-        CG iterations.
-    converged_, stop_reason_
-        Whether it reached ``tol``.
+    %(cg_attributes)s
     fit_metrics_ : dict
         ``unreached_nodes``, ``cg_residual`` and, with class priors, ``volume_misfit``.
 
@@ -79,10 +72,10 @@ class RandomWalk(GraphLearner):
         Y[labeled] = one_hot(codes[labeled], n_classes)
         cg = random_walk(graph.W, Y, float(self.alpha), tol=self.tol, max_iter=self.max_iter)
         self._cg_stop(cg)
-        self.fit_metrics_["cg_residual"] = float(cg.residual.max(initial=0.0))
         return cg.X
 
 
+@documented()
 class GraphNearestNeighbor(GraphLearner):
     """Graph nearest neighbour: each node takes the class of the labeled node nearest to it in
     path length on W (Dijkstra from all labeled nodes at once; GraphLearning's
@@ -95,17 +88,13 @@ class GraphNearestNeighbor(GraphLearner):
         or 1 / w_ij.
     class_priors : None, "uniform", "labeled" or list of float, default=None
         Class fractions for the volume-constrained label decision (None: the nearest's class).
-    unreachable : {"error", "abstain"}, default="error"
-        Nodes in components without a labeled node: SolverError, or label -1.
+    %(unreachable)s
 
     Attributes
     ----------
-    classes_ : ndarray (C,)
-        Class labels.
+    %(graph_learner_attributes)s
     decision_function_ : ndarray (n, C)
         One-hot class of the nearest labeled node.
-    transduction_ : ndarray (n,)
-        Labels of every node (-1: unreachable, abstained).
     fit_metrics_ : dict
         ``unreached_nodes``, ``mean_distance`` (mean path length of the unlabeled nodes to
         their nearest labeled node) and, with class priors, ``volume_misfit``.
@@ -137,6 +126,7 @@ class GraphNearestNeighbor(GraphLearner):
         return one_hot(codes[labeled][nearest], n_classes)
 
 
+@documented()
 class CenteredKernel(GraphLearner):
     """Centered kernel method (Mai & Couillet 2018; GraphLearning's ``centered_kernel``): the
     centred labels extended by the centred kernel P W P / a, a = ``alpha`` x its largest
@@ -151,23 +141,14 @@ class CenteredKernel(GraphLearner):
         1e-10 per step, about 1e-9 relative at its rate 1 / alpha).
     max_iter : int, default=1000
         Most CG iterations.
-    class_priors : None, "uniform", "labeled" or list of float, default=None
-        Class fractions for the volume-constrained label decision (None: arg-max).
-    unreachable : {"error", "abstain"}, default="error"
-        Nodes in components without a labeled node: SolverError, or label -1.
+    %(graph_learner_parameters)s
 
     Attributes
     ----------
-    classes_ : ndarray (C,)
-        Class labels.
+    %(graph_learner_attributes)s
     decision_function_ : ndarray (n, C)
         The extension of the centred labels.
-    transduction_ : ndarray (n,)
-        Labels of every node (-1: unreachable, abstained).
-    n_iter_ : int
-        CG iterations.
-    converged_, stop_reason_
-        Whether it reached ``tol``.
+    %(cg_attributes)s
     fit_metrics_ : dict
         ``unreached_nodes``, ``cg_residual``, ``kernel_scale`` (a) and, with class priors,
         ``volume_misfit``.
@@ -199,11 +180,11 @@ class CenteredKernel(GraphLearner):
         cg, a = centered_kernel(graph.W, labeled, one_hot(codes[labeled], n_classes),
                                 float(self.alpha), tol=self.tol, max_iter=self.max_iter)
         self._cg_stop(cg)
-        self.fit_metrics_["cg_residual"] = float(cg.residual.max(initial=0.0))
         self.fit_metrics_["kernel_scale"] = a
         return cg.X
 
 
+@documented()
 class AMLE(GraphLearner):
     """Absolutely minimal Lipschitz extension of each class's indicator (the infinity-Laplace
     equation, unweighted as GraphLearning's ``amle`` default), by Gauss-Seidel sweeps to ``tol``.
@@ -216,25 +197,18 @@ class AMLE(GraphLearner):
         labels on digits, without a gain in accuracy.
     max_iter : int, default=100000
         Most sweeps (GraphLearning's default).
-    class_priors : None, "uniform", "labeled" or list of float, default=None
-        Class fractions for the volume-constrained label decision (None: arg-max).
-    unreachable : {"error", "abstain"}, default="error"
-        Nodes in components without a labeled node: SolverError, or label -1.
+    %(graph_learner_parameters)s
 
     Attributes
     ----------
-    classes_ : ndarray (C,)
-        Class labels.
+    %(graph_learner_attributes)s
     decision_function_ : ndarray (n, C)
         The AMLE of each class's indicator.
-    transduction_ : ndarray (n,)
-        Labels of every node (-1: unreachable, abstained).
     n_iter_ : int
         Sweeps of the slowest class.
     converged_, stop_reason_
         Whether it reached ``tol``.
-    fit_metrics_ : dict
-        ``unreached_nodes`` and, with class priors, ``volume_misfit``.
+    %(fit_metrics_)s
 
     References
     ----------
@@ -260,12 +234,11 @@ class AMLE(GraphLearner):
         labeled = np.flatnonzero(codes >= 0)
         U, t, change = amle(graph.W, labeled, one_hot(codes[labeled], n_classes), tol=self.tol,
                             max_iter=self.max_iter)
-        self.n_iter_, self.converged_ = t, change <= self.tol
-        self.stop_reason_ = "tol" if self.converged_ else "max_iter"
-        self.criteria_ = {"largest change of a sweep": (change, self.tol)}
+        self._sweep_stop(t, change)
         return U
 
 
+@documented()
 class PEikonal(GraphLearner):
     """p-eikonal classifier (Calder & Ettehad 2022; GraphLearning's ``peikonal``): for each class
     c, u_c solves sum_j w_ij (u_i - u_j)_+^p = 1 off class c's labeled nodes, u_c = 0 on them
@@ -283,19 +256,14 @@ class PEikonal(GraphLearner):
         Bisection steps of a node's equation for p != 1 (GraphLearning's default).
     class_priors : None, "uniform", "labeled" or list of float, default=None
         Class fractions for the volume-constrained label decision (None: the nearest class).
-    unreachable : {"error", "abstain"}, default="error"
-        Nodes in components without a labeled node: SolverError, or label -1.
+    %(unreachable)s
 
     Attributes
     ----------
-    classes_ : ndarray (C,)
-        Class labels.
+    %(graph_learner_attributes)s
     decision_function_ : ndarray (n, C)
         -u, the negated p-eikonal distances.
-    transduction_ : ndarray (n,)
-        Labels of every node (-1: unreachable, abstained).
-    fit_metrics_ : dict
-        ``unreached_nodes`` and, with class priors, ``volume_misfit``.
+    %(fit_metrics_)s
 
     References
     ----------

@@ -12,6 +12,7 @@ from ..graphs.laplacian import LAPLACIAN_KINDS
 from ..optim.kernels import kernel_matrix
 from ..optim.linalg import relative_residual, solve_dense, solve_spd
 from .base import KernelExpansion, ova_scores, ova_targets, require_features
+from .docstrings import documented
 from .params import DEFAULT_KERNEL, Int, StrOptions, nonnegative, positive
 
 # Laplacian regularization (Belkin et al.'s manifold regularization, which LaplacianRLS
@@ -85,6 +86,7 @@ class KernelRLS(KernelExpansion):
         return ova_scores(kernel_matrix(X, self.X_fit_, self.kernel) @ self.dual_coef_)
 
 
+@documented()
 class LaplacianRLS(KernelExpansion):
     """Laplacian RLS, Sindhwani's scaling: (J K + gamma_A I + gamma_I L K) alpha = Y.
 
@@ -95,17 +97,7 @@ class LaplacianRLS(KernelExpansion):
 
     Parameters
     ----------
-    kernel : str or dict, default="rbf" (sigma "median")
-        Kernel spec (:func:`gssl.optim.kernels.validate_kernel`).
-    gamma_A : float, default=1e-6
-        Ambient (RKHS norm) weight, > 0.
-    gamma_I : float, default=1e-2
-        Intrinsic (graph smoothness) weight, >= 0 (0: no graph term).
-    laplacian : str or None, default=None
-        Laplacian kind (unnormalized, normalized, random_walk or lle:
-        ``gssl.graphs.laplacian.LAPLACIAN_KINDS``); None: the graph's own.
-    laplacian_power : int >= 1 or None, default=None
-        Power p of L^p; None: the graph's own.
+    %(manifold_parameters)s
 
     Attributes
     ----------

@@ -4,10 +4,12 @@
 from __future__ import annotations
 
 from ..optim.sparse_label_propagation import sparse_label_propagation
+from .docstrings import documented
 from .graph_learner import GraphLearner
 from .params import Int
 
 
+@documented()
 class SparseLabelPropagation(GraphLearner):
     """Sparse label propagation (Jung, Hero, Mara & Jahromi 2016): the graph total variation of
     the class indicators minimized with the labeled nodes fixed, by a fixed number of
@@ -17,25 +19,16 @@ class SparseLabelPropagation(GraphLearner):
     ----------
     n_steps : int >= 1, default=100
         Primal-dual steps (GraphLearning 1.7.5's ``T``, same default).
-    class_priors : None, "uniform", "labeled" or list of float, default=None
-        Class fractions for the volume-constrained label decision (None: arg-max).
-    unreachable : {"error", "abstain"}, default="error"
-        Nodes in components without a labeled node: SolverError, or label -1.
+    %(graph_learner_parameters)s
 
     Attributes
     ----------
-    classes_ : ndarray (C,)
-        Class labels.
+    %(graph_learner_attributes)s
     decision_function_ : ndarray (n, C)
         The primal iterate U (labeled rows: their indicators).
-    transduction_ : ndarray (n,)
-        Labels of every node (-1: unreachable, abstained).
     n_iter_ : int
         Steps (``n_steps``).
-    converged_, stop_reason_
-        A fixed number of steps: True, "max_iter".
-    fit_metrics_ : dict
-        ``unreached_nodes`` and, with class priors, ``volume_misfit``.
+    %(fixed_steps_attributes)s
 
     References
     ----------

@@ -7,8 +7,6 @@ problems up; the iterations and the conventions the paper leaves open are in ``g
 
 from __future__ import annotations
 
-import inspect
-
 import numpy as np
 import scipy.sparse as sp
 
@@ -25,6 +23,7 @@ from ..optim.tv_admm import (HingeLabelStep, HingeSimplexStep, RLSLabelStep, RLS
                              simplex_admm, tv_penalty)
 from ..optim.tv_starts import INITS, label_start, multiclass_from_init
 from .base import SemiSupervisedClassifier, require_features
+from .docstrings import documented
 from .params import DEFAULT_KERNEL, Int, StrOptions, kernel_spec, nonnegative, positive
 from .rls import MANIFOLD_CONSTRAINTS
 
@@ -37,21 +36,21 @@ _PARAMS = {  # numpydoc type and description of each constructor parameter
     "r": ("float > 0", "Penalty r of the regression step."),
     "c": ("float > 0", "Step c of the Cheeger iteration: g = f + c sign(f)."),
     "r1": ("float > 0", "ADMM penalty of f = g (multiclass: the only one; the starting penalty and\n"
-           "        the weight of the balance step, :mod:`gssl.optim.tv_admm`)."),
+           "the weight of the balance step, :mod:`gssl.optim.tv_admm`)."),
     "r2": ("float > 0", "ADMM penalty of h = g."),
     "normalize": ("bool", "Sphere step g <- radius g / ||g|| (binary TV: minus the mean too;\n"
-                  "        multiclass TV: the balance step of :mod:`gssl.optim.tv_admm`)."),
+                  "multiclass TV: the balance step of :mod:`gssl.optim.tv_admm`)."),
     "radius": ('{"n", "sqrt_n"}', "Sphere radius N (the paper's) or sqrt(N) (entries ~1)."),
     "output": ('{"f", "g"}', "Binary scores from f = K alpha (the paper's) or the split g."),
     "init": ('{"parzen", "eigenmap", "diffusion", "diffusion_fiedler"}',
              "Start g0 (:mod:`gssl.optim.tv_starts`): K[:, lab] y, Laplacian eigenmap, labels diffused\n"
-             "        by (I + dt L)^-1, or (multiclass) that and its pairwise Fiedler repair."),
+             "by (I + dt L)^-1, or (multiclass) that and its pairwise Fiedler repair."),
     "diffusion_dt": ("float > 0", "Time step dt of the diffusion starts."),
     "laplacian": ("str or None", "Laplacian kind of L (None: the graph's own)."),
     "max_iter": ("int >= 1", "Outer iterations at most."),
     "tol": ("float > 0", "Stop when the relative change of the main iterate falls below tol\n"
-            "        (the simplex ADMMs -- multiclass TV-RLS / TV-SVM, lap_rls_simplex, lap_svm_mc --:\n"
-            "        and the primal residual ||F - G|| / ||G|| too)."),
+            "(the simplex ADMMs -- multiclass TV-RLS / TV-SVM, lap_rls_simplex, lap_svm_mc --:\n"
+            "and the primal residual ||F - G|| / ||G|| too)."),
     "prox_tol": ("float > 0", "Duality-gap tolerance of each ROF prox (``rof_prox``)."),
     "prox_max_iter": ("int >= 1", "Iterations of each ROF prox at most."),
     "qp_tol": ("float > 0", "Projected-gradient residual tolerance of the dual SVM QPs."),
@@ -67,28 +66,11 @@ _ATTRS = {  # numpydoc type and description of the fitted attributes beside the 
     "start_chosen_": ("int", 'init "diffusion_fiedler": the start kept (also in fit_metrics_).'),
 }
 _TV_ATTRS = ("D_", "prox_iterations_", "start_energies_", "start_chosen_")
-_REFERENCE = """References
+# the TV family documents every parameter from _PARAMS (gssl.solvers.docstrings)
+_tv_documented = documented(_PARAMS, _ATTRS, ref="""References
     ----------
     X. Bresson and R. Zhang, "TV-SVM: Total Variation Support Vector Machine for
-    Semi-Supervised Data Classification", 2012"""
-
-
-def _section(title, entries):
-    lines = [f"{name} : {kind}\n        {text}" for name, kind, text in entries]
-    return f"{title}\n    {'-' * len(title)}\n    " + "\n    ".join(lines)
-
-
-def _documented(cls):
-    """Fill the class docstring: ``%(sections)s`` = numpydoc Parameters (from the signature and
-    ``_PARAMS``, ``_param_docs`` overriding) and Attributes (``_attributes``; the base class
-    documents those every estimator has); ``%(ref)s`` = the paper."""
-    docs = {**_PARAMS, **cls._param_docs}
-    params = [(name, f"{docs[name][0]}, default={p.default!r}", docs[name][1])
-              for name, p in inspect.signature(cls.__init__).parameters.items() if name != "self"]
-    sections = (_section("Parameters", params) + "\n\n    "
-                + _section("Attributes", [(a, *_ATTRS[a]) for a in cls._attributes]))
-    cls.__doc__ = cls.__doc__.replace("%(sections)s", sections).replace("%(ref)s", _REFERENCE)
-    return cls
+    Semi-Supervised Data Classification", 2012""")
 
 
 _COMMON = {**SemiSupervisedClassifier._parameter_constraints, "kernel": [kernel_spec],
@@ -179,7 +161,7 @@ _SPLIT = {**_TV_COMMON, "gamma": [nonnegative], "r1": [positive], "r2": [positiv
           "output": [StrOptions({"f", "g"})]}
 
 
-@_documented
+@_tv_documented
 class TVRLS(_TVSplitBase):
     """TV-based RLS: min eta/2 |y - Jf|^2 + lam/2 |f|_K^2 + gamma ||Df||_1 (eq. (20)).
 
@@ -221,7 +203,7 @@ class TVRLS(_TVSplitBase):
                               penalty=tv_penalty(self.D_, self.gamma))
 
 
-@_documented
+@_tv_documented
 class TVSVM(_TVSplitBase):
     """TV-based SVM: min lam/2 |f|_K^2 + mu sum hinge + gamma ||Df||_1 (eq. (72)).
 
@@ -288,7 +270,7 @@ class _CheegerBase(_TVBase):
 _CHEEGER = {**_TV_COMMON, "r": [positive], "c": [positive]}
 
 
-@_documented
+@_tv_documented
 class CheegerRLS(_CheegerBase):
     """Cheeger-cut RLS: the balanced cut ||Df||_1 / ||f - median(f)||_1 with an RLS fit of
     the labels, binary (29)-(38), multiclass (114)-(123); regression step
@@ -318,7 +300,7 @@ class CheegerRLS(_CheegerBase):
         return lambda g: system.solve(self.r * g)[1]                             # (37)-(38)
 
 
-@_documented
+@_tv_documented
 class CheegerSVM(_CheegerBase):
     """Cheeger-cut SVM: the balanced cut with a hinge fit of the labels, binary (84)-(96),
     multiclass (145)-(154). SVM(g) solves (92) through its dual (94) over the labeled nodes:
@@ -379,7 +361,7 @@ class _LapSimplexBase(_TVBase):
         return self._results(run)
 
 
-@_documented
+@_tv_documented
 class LapRLSSimplex(_LapSimplexBase):
     """Multiclass Laplacian RLS with the simplex constraint, (99)-(103): ADMM with f = g,
     alpha = (eta J K + r K + lam I + gamma L K)^{-1} (eta y + r g - l), g = P_simplex(f + l/r).
@@ -409,7 +391,7 @@ class LapRLSSimplex(_LapSimplexBase):
                               penalty=lambda F: 0.5 * self.gamma * np.sum(F * (L @ F)))
 
 
-@_documented
+@_tv_documented
 class LapSVMSimplex(_LapSimplexBase):
     """Multiclass Laplacian SVM with the simplex constraint, (124)-(131): per class the dual
     (126) with G = K (lam I + gamma L K + r K)^{-1} over the labeled nodes, alpha from (127),
