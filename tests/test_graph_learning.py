@@ -11,9 +11,9 @@ from gssl.errors import ConfigError, SolverError
 from gssl.graphs.base import Graph
 from gssl.graphs.laplacian import laplacian
 from gssl.optim.block_cg import block_cg
-from gssl.optim.graph_learning import (laplace_learning, one_hot, plaplace_learning, poisson_cg,
-                                       poisson_random_walk, poisson_source, reweight,
-                                       volume_label_projection)
+from gssl.optim.graph_learning import (laplace_learning, one_hot, poisson_cg, poisson_random_walk,
+                                       poisson_source, reweight, volume_label_projection)
+from gssl.optim.plaplace import plaplace_learning
 from gssl.solvers.registry import make_solver
 
 
@@ -361,7 +361,7 @@ def test_plaplace_classes_are_solved_each_on_its_own(digits):
 def test_plaplace_renumbered_sweeps_give_the_same_labels(digits, monkeypatch):
     """From PLAPLACE_RENUMBER_MIN_ENTRIES entries of U the sweeps run in reverse Cuthill-McKee
     order: another Gauss-Seidel order to the same fixed point, U back in the nodes' order."""
-    import gssl.optim.graph_learning as kernels
+    import gssl.optim.plaplace as kernels
 
     X, y, W = digits
     train = draw(y, 1, 9)

@@ -8,8 +8,9 @@ from scipy.sparse.linalg import spsolve
 
 import gssl.optim.graph_learning as kernels
 from gssl.optim.block_cg import block_cg, coupled_cg
-from gssl.optim.graph_learning import (components, laplace_learning, normalized_graph, product_into,
-                                       renumbered, scale_symmetric)
+from gssl.optim.graph_learning import laplace_learning, normalized_graph, product_into
+from gssl.optim.graph_weights import renumbered, scale_symmetric
+from gssl.optim.reachability import components
 from gssl.optim.shared_operators import graph_operator, shared_graph_operators
 
 

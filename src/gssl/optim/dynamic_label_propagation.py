@@ -19,14 +19,15 @@ import numpy as np
 import scipy.sparse as sp
 
 from ..errors import SolverError
-from .graph_learning import _weights, one_hot
+from .graph_learning import one_hot
+from .graph_weights import zero_diagonal_weights
 
 
 def dynamic_label_propagation(W, codes: np.ndarray, n_classes: int, *, alpha: float = 0.05,
                               lam: float = 0.1, n_steps: int = 2) -> np.ndarray:
     """The scores U_T (n, C) of ``n_steps`` steps of dynamic label propagation from the labeled
     nodes' indicators (the other rows zero)."""
-    Wc, d = _weights(W)
+    Wc, d = zero_diagonal_weights(W)
     if np.any(d == 0):
         raise SolverError(f"{int((d == 0).sum())} node(s) have no edge; dynamic label "
                           "propagation's P = D^-1 W is undefined there")

@@ -17,7 +17,7 @@ import heapq
 import numpy as np
 from numba import njit
 
-from .graph_learning import _weights
+from .graph_weights import zero_diagonal_weights
 
 
 @njit(cache=True)
@@ -95,7 +95,7 @@ def peikonal_fmm(indptr, indices, data, sources, f, p, n_bisect):
 def peikonal(W, labeled: np.ndarray, codes: np.ndarray, n_classes: int, p: float = 1.0, *,
              n_bisect: int = 30) -> np.ndarray:
     """(n, C): column c the p-eikonal solution from the labeled nodes of class c (f = 1)."""
-    Wc, _ = _weights(W)
+    Wc, _ = zero_diagonal_weights(W)
     f = np.ones(Wc.shape[0])
     U = np.empty((Wc.shape[0], n_classes))
     for c in range(n_classes):

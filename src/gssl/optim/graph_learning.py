@@ -22,6 +22,10 @@ import scipy.sparse as sp
 
 from ..errors import SolverError
 from .block_cg import BlockCGResult, coupled_cg
+from .graph_weights import renumbered, scale_symmetric, zero_diagonal_weights
+from .plaplace import plaplace_learning  # noqa: F401  (its home; the older import path)
+from .reachability import (components, reached_nodes, require_reached,  # noqa: F401  (the same)
+                           unreached_message)
 from .shared_operators import graph_operator
 
 REWEIGHTINGS = ("none", "wnll", "properly")
@@ -29,24 +33,6 @@ R_RULES = ("median_label_distance",)  # a data-driven radius for the properly we
 # from this many nodes the solves run in reverse Cuthill-McKee order: below it the (n, C) blocks of
 # the products stay in the caches and the ordering would only cost
 RENUMBER_MIN_NODES = 200_000
-
-
-def _weights(W) -> tuple[sp.csr_matrix, np.ndarray]:
-    """W as CSR with a zero diagonal (self-loops do not change L but slow the iterations), and d."""
-    W = sp.csr_matrix(W, dtype=np.float64)
-    if W.diagonal().any():
-        W = sp.csr_matrix(W - sp.diags(W.diagonal()))
-        W.eliminate_zeros()
-    return W, np.asarray(W.sum(axis=1)).ravel()
-
-
-def scale_symmetric(W: sp.csr_matrix, s: np.ndarray) -> sp.csr_matrix:
-    """S W S for S = diag(s), in O(nnz) on W's own structure (the same numbers, bit for bit, as
-    the product of sparse matrices, which costs a sparse matrix product twice)."""
-    W = sp.csr_matrix(W)
-    rows = np.repeat(np.arange(W.shape[0]), np.diff(W.indptr))
-    return sp.csr_matrix(((s[rows] * W.data) * s[W.indices], W.indices.copy(), W.indptr.copy()),
-                         shape=W.shape)
 
 
 @dataclass(frozen=True)
@@ -78,7 +64,7 @@ class NormalizedGraph:
 
 
 def _normalized_graph(W, renumber_min_nodes: float) -> NormalizedGraph:
-    W, d = _weights(W)
+    W, d = zero_diagonal_weights(W)
     s = np.zeros_like(d)
     np.divide(1.0, np.sqrt(d), out=s, where=d > 0)
     if W.shape[0] < renumber_min_nodes:
@@ -99,16 +85,6 @@ def normalized_graph(W) -> NormalizedGraph:
     threshold = RENUMBER_MIN_NODES  # read at call time: tests and benchmarks move it
     return graph_operator(W, ("normalized_graph", threshold),
                           lambda: _normalized_graph(W, threshold))
-
-
-def renumbered(A: sp.csr_matrix, perm: np.ndarray, position: np.ndarray) -> sp.csr_matrix:
-    """``A[perm][:, perm]`` (``position`` is perm's inverse) with one copy instead of two: the rows
-    are gathered, then the column indices relabelled in place (left unsorted within a row, which
-    a product does not need; sorting them cost more than the second copy it saves)."""
-    A = sp.csr_matrix(A[perm])
-    A.indices = position[A.indices].astype(A.indices.dtype, copy=False)
-    A.has_sorted_indices = False
-    return A
 
 
 def product_into(A: sp.csr_matrix, P: np.ndarray, out: np.ndarray) -> np.ndarray:
@@ -244,7 +220,7 @@ def laplace_learning(W, labeled: np.ndarray, F: np.ndarray, *, tol: float = 1e-6
         raise SolverError(f"{int((ng.d[free] == 0).sum())} unlabeled node(s) have no edge; Laplace "
                           "learning cannot reach them: rebuild the graph with a larger k")
     if not checked:
-        _check_reached(W, labeled)
+        require_reached(W, labeled)
     # Jacobi scaling S A S v = S b, S = diag(A)^-1/2 = D_uu^-1/2, and the stop measured on that
     # system: with the properly weighted Laplacian the degrees span seven decades, and a residual
     # relative to the unscaled right-hand side would stop at once on the heavy rows. S L_uu S is
@@ -258,38 +234,6 @@ def laplace_learning(W, labeled: np.ndarray, F: np.ndarray, *, tol: float = 1e-6
     U[labeled] = F
     cg.X = U[free]
     return U, cg
-
-
-def components(W) -> np.ndarray:
-    """Connected-component index of every node."""
-    from scipy.sparse.csgraph import connected_components
-
-    # weak components of the directed view: the same partition for a symmetric W, without the
-    # transposed copy the undirected call makes (a third of the time at 10^6 nodes)
-    # (built once per W inside a shared_graph_operators block: every split of a cell asks)
-    return graph_operator(W, "components", lambda: connected_components(
-        sp.csr_matrix(W), directed=True, connection="weak")[1])
-
-
-def reached_nodes(W, labeled: np.ndarray, comp: np.ndarray | None = None) -> np.ndarray:
-    """Mask of the nodes whose connected component holds a labeled node: the only ones a graph
-    method can label (elsewhere the labels are undetermined)."""
-    comp = components(W) if comp is None else comp
-    return np.isin(comp, comp[labeled])
-
-
-def unreached_message(n_unreached: int, n_components: int) -> str:
-    return (f"{n_components} connected component(s) of the graph ({n_unreached} nodes) hold no "
-            "labeled node, so their labels are undetermined; rebuild the graph with a larger k, "
-            "label a node in each component, or pass unreachable='abstain' to leave them "
-            "unlabeled (-1, scored as errors)")
-
-
-def _check_reached(W: sp.csr_matrix, labeled: np.ndarray) -> None:
-    comp = components(W)
-    bare = np.setdiff1d(comp, comp[labeled])
-    if bare.size:
-        raise SolverError(unreached_message(int(np.isin(comp, bare).sum()), bare.size))
 
 
 # -- Poisson learning --------------------------------------------------------------------------
@@ -332,7 +276,7 @@ def poisson_random_walk(W, B: np.ndarray, labeled: np.ndarray, *, min_iter: int 
     started at the labeled nodes has mixed, |p_T - d / sum(d)|_inf <= 1/n with
     p_{t+1} = W D^-1 p_t (at least ``min_iter``, at most ``max_iter`` steps). Returns
     (U, steps, whether the walk mixed)."""
-    W, d = _weights(W)
+    W, d = zero_diagonal_weights(W)
     n = W.shape[0]
     dinv = np.zeros_like(d)
     np.divide(1.0, d, out=dinv, where=d > 0)
@@ -396,7 +340,7 @@ def poisson_mbo(W, B: np.ndarray, labels0: np.ndarray, priors: np.ndarray, *, mu
     labels, then projects onto labels with the class volumes ``priors``. The class weights of the
     projection carry over between outer steps. Returns (labels, last U, projection misfit).
     """
-    W, d = _weights(W)
+    W, d = zero_diagonal_weights(W)
     k = B.shape[1]
     if not d.max(initial=0.0) > 0:
         raise SolverError("PoissonMBO needs a graph with edges (every degree is 0)")
@@ -417,67 +361,3 @@ def poisson_mbo(W, B: np.ndarray, labels0: np.ndarray, priors: np.ndarray, *, mu
 # p-Laplace sweeps run in reverse Cuthill-McKee order: a node's neighbours then sit close in
 # memory (Fashion-MNIST, 70,000 x 10: 1.7x faster sweeps, the same labels; at MNIST's 10,000 x 10
 # no gain)
-PLAPLACE_RENUMBER_MIN_ENTRIES = 2**18
-
-
-def _sweep_graph(W, renumber: bool):
-    """W (zero diagonal) as the sweep kernel reads it: uint64 indptr and indices (numba then
-    emits no wrap-around test of a negative index per neighbour, a third of the sweep's time),
-    its weights, and with ``renumber`` the reverse Cuthill-McKee order (perm, position), W
-    renumbered by it; else (perm, position) are None. Fresh arrays: the caller's W is not
-    shared (a cached value is made read-only)."""
-    Wc, _ = _weights(W)
-    if not renumber:
-        return Wc.indptr.astype(np.uint64), Wc.indices.astype(np.uint64), Wc.data.copy(), None, None
-    from scipy.sparse.csgraph import reverse_cuthill_mckee
-
-    perm = reverse_cuthill_mckee(Wc, symmetric_mode=True).astype(np.intp)
-    position = np.empty_like(perm)
-    position[perm] = np.arange(perm.size)
-    Wr = renumbered(Wc, perm, position)
-    return Wr.indptr.astype(np.uint64), Wr.indices.astype(np.uint64), Wr.data, perm, position
-
-
-def plaplace_learning(W, labeled: np.ndarray, F: np.ndarray, p: float = 10.0, *,
-                      tol: float = 1e-6, max_iter: int = 100000, checked: bool = False) -> tuple[np.ndarray, int, float]:
-    """Game-theoretic p-Laplace learning (Flores, Calder & Lerman 2022): each column of U solves
-    (1/p) L_rw u + (1 - 2/p) L_inf u = 0 off the labeled nodes, u = F on them (p = inf: the
-    infinity-Laplace equation L_inf u = 0), where L_rw u is the
-    weighted neighbour mean minus u and L_inf u = (max_j u_j + min_j u_j) / 2 - u over the
-    neighbours (unweighted, GraphLearning's fast variant). That is the fixed point
-    u = a * mean + (1 - a) * midrange, a = 1 / (p - 1), iterated by Gauss-Seidel sweeps over the
-    nodes, the columns side by side (GraphLearning: the same sweeps, one class after the other),
-    each column until a sweep changes it by <= tol
-    (:func:`gssl.optim.neighbour_sums.plaplace_sweeps`, compiled). The sweeps visit the nodes
-    in their order, as GraphLearning's, or, from PLAPLACE_RENUMBER_MIN_ENTRIES entries of U on,
-    in reverse Cuthill-McKee order (the same fixed point; built once per W inside a
-    ``shared_graph_operators`` block). Returns (U, sweeps of the slowest column, the largest
-    change of the columns' last sweeps)."""
-    from .neighbour_sums import plaplace_sweeps
-
-    if not p > 2:  # p = inf: a = 0, the midrange alone (the AMLE, gssl.optim.propagation)
-        raise SolverError(f"p-Laplace learning needs p > 2, got p={p!r} (p = 2 is Laplace "
-                          "learning)")
-    Wc, d = _weights(W)
-    n = Wc.shape[0]
-    free = np.ones(n, dtype=bool)
-    free[labeled] = False
-    if np.any(d[free] == 0):
-        raise SolverError(f"{int((d[free] == 0).sum())} unlabeled node(s) have no edge; p-Laplace "
-                          "learning cannot reach them: rebuild the graph with a larger k")
-    if not checked:  # (the caller has made sure every component holds a label)
-        _check_reached(Wc, labeled)
-    k = F.shape[1]
-    renumber = n * k >= PLAPLACE_RENUMBER_MIN_ENTRIES  # read at call time: tests move it
-    indptr, indices, data, perm, position = graph_operator(
-        W, ("plaplace_sweep_graph", renumber), lambda: _sweep_graph(W, renumber))
-    U = np.zeros((n, k))
-    if perm is None:
-        U[labeled] = F
-        order = np.flatnonzero(free)
-    else:
-        U[position[labeled]] = F
-        order = np.flatnonzero(free[perm])
-    t, last = plaplace_sweeps(indptr, indices, data, order.astype(np.uint64), U, 1.0 / (p - 1.0),
-                              float(tol), int(max_iter))
-    return (U if perm is None else U[position]), int(t), float(last.max(initial=0.0))

@@ -26,7 +26,8 @@ import numpy as np
 import scipy.sparse as sp
 
 from ..errors import SolverError
-from .graph_learning import _weights, one_hot, scale_symmetric
+from .graph_learning import one_hot
+from .graph_weights import scale_symmetric, zero_diagonal_weights
 from .seeding import generator, legacy_random_state
 from .shared_operators import graph_operator
 
@@ -86,7 +87,7 @@ def _normalized_adjacency(W, method: str) -> sp.csr_matrix:
     ``shared_graph_operators`` block (volume MBO's draws and the eigenpairs share it); SolverError
     naming ``method`` if a node has no edge (a failed build is not cached: every call raises)."""
     def build():
-        Wc, d = _weights(W)
+        Wc, d = zero_diagonal_weights(W)
         if np.any(d == 0):
             raise SolverError(f"{int((d == 0).sum())} node(s) have no edge; {method} is undefined "
                               "there: rebuild the graph with a larger k")

@@ -17,7 +17,8 @@ import numpy as np
 import scipy.sparse as sp
 
 from ..errors import SolverError
-from .graph_learning import _weights, one_hot
+from .graph_learning import one_hot
+from .graph_weights import zero_diagonal_weights
 from .shared_operators import graph_operator
 
 DENSE_BELOW = 500  # nodes under which the eigenpairs come from a dense solve
@@ -45,7 +46,7 @@ def _eigenpairs(W, n_eig: int, gamma: float) -> tuple[np.ndarray, np.ndarray]:
     from .mbo import FILTER_DEGREE
     from .neighbour_sums import chebyshev_filter
 
-    Wc, d = _weights(W)
+    Wc, d = zero_diagonal_weights(W)
     n = d.size
     L = sp.csr_matrix(sp.diags(d) - Wc)
     u = np.sqrt(gamma / (0.5 * d.sum())) * d
@@ -165,7 +166,7 @@ def modularity_mbo(W, codes: np.ndarray, n_classes: int, *, gamma: float = 0.5,
     lam, X = modularity_eigenpairs(W, n_eig, gamma)
     labeled = np.flatnonzero(codes >= 0)
     F = one_hot(codes[labeled], n_classes)
-    dt = diffusion_time(lam, _weights(W)[1], labeled.size, gamma, epsilon)
+    dt = diffusion_time(lam, zero_diagonal_weights(W)[1], labeled.size, gamma, epsilon)
     decay = np.exp(-dt * lam)[:, None]
     keep = (1.0 - dt * mu / n_inner) ** n_inner
     n = codes.size

@@ -20,7 +20,9 @@ from scipy.sparse.csgraph import dijkstra
 from scipy.sparse.linalg import LinearOperator, eigsh
 
 from .block_cg import BlockCGResult, coupled_cg
-from .graph_learning import _weights, identity_minus_cg, normalized_graph, plaplace_learning
+from .graph_learning import identity_minus_cg, normalized_graph
+from .graph_weights import zero_diagonal_weights
+from .plaplace import plaplace_learning
 
 
 def random_walk(W, Y: np.ndarray, alpha: float, *, tol: float, max_iter: int) -> BlockCGResult:
@@ -36,7 +38,7 @@ def nearest_labeled(W, labeled: np.ndarray, length: str = "weight") -> tuple[np.
     from all labeled nodes at once. An edge's length is its weight w_ij (``"weight"``,
     GraphLearning's graph nearest neighbour, which reads the weights as lengths) or 1 / w_ij
     (``"inverse_weight"``: heavy edges short). Unreached nodes: index -1, length inf."""
-    Wc, _ = _weights(W)
+    Wc, _ = zero_diagonal_weights(W)
     if length == "inverse_weight":
         Wc = sp.csr_matrix((1.0 / Wc.data, Wc.indices, Wc.indptr), shape=Wc.shape)
     dist, _, source = dijkstra(Wc, directed=True, indices=labeled, min_only=True,
@@ -72,7 +74,7 @@ def centered_kernel(W, labeled: np.ndarray, F: np.ndarray, alpha: float = 1.05, 
     scale). GraphLearning iterates that fixed point (rate 1 / alpha); the same solution is the
     SPD system (I - A / a)_uu U_u = (A K)_u / a, solved here by block CG. Returns (CG result with
     U in X, a)."""
-    Wc, _ = _weights(W)
+    Wc, _ = zero_diagonal_weights(W)
     a = alpha * largest_eigenvalue(Wc)
     kernel = _centred_kernel(Wc)
     K = np.zeros((Wc.shape[0], F.shape[1]))

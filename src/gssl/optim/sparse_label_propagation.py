@@ -19,14 +19,15 @@ from __future__ import annotations
 import numpy as np
 
 from ..errors import SolverError
-from .graph_learning import _weights, one_hot
+from .graph_learning import one_hot
+from .graph_weights import zero_diagonal_weights
 from .graph_ops import edge_list, gradient_operator
 
 
 def sparse_label_propagation(W, codes: np.ndarray, n_classes: int, *,
                              n_steps: int = 100) -> np.ndarray:
     """The primal iterate U (n, C) after ``n_steps`` primal-dual steps."""
-    Wc, d = _weights(W)
+    Wc, d = zero_diagonal_weights(W)
     if np.any(d == 0):
         raise SolverError(f"{int((d == 0).sum())} node(s) have no edge; sparse label "
                           "propagation's primal step 2 / d_i is undefined there")

@@ -15,7 +15,8 @@ from __future__ import annotations
 import numpy as np
 
 from ..errors import SolverError
-from ..optim.graph_learning import components, reached_nodes, unreached_message, volume_label_projection
+from ..optim.graph_learning import volume_label_projection
+from ..optim.reachability import components, reached_nodes, unreached_message
 from .base import SemiSupervisedClassifier
 from .class_priors import class_priors_spec, resolve_priors
 from .params import StrOptions

@@ -10,9 +10,9 @@ from __future__ import annotations
 import numpy as np
 
 from ..errors import ConfigError
-from ..optim.graph_learning import (R_RULES, REWEIGHTINGS, laplace_learning, one_hot,
-                                    plaplace_learning, poisson_cg, poisson_mbo,
-                                    poisson_random_walk, poisson_source, reweight)
+from ..optim.graph_learning import (R_RULES, REWEIGHTINGS, laplace_learning, one_hot, poisson_cg,
+                                    poisson_mbo, poisson_random_walk, poisson_source, reweight)
+from ..optim.plaplace import plaplace_learning
 from .class_priors import class_priors_spec, resolve_priors
 from .docstrings import documented
 from .graph_learner import GraphLearner
