@@ -1,4 +1,5 @@
-"""MLflow tracking: the only gssl module that imports MLflow.
+"""MLflow tracking: logging the runs (with :mod:`gssl.tracking.store`, which opens and initialises
+the store, the only gssl modules that import MLflow).
 
 Jobs that compute (solve, grid, select) never open the store: they write the runs they want logged
 to a pending-runs file beside their output (:mod:`gssl.tracking.records`), and one logging job per
@@ -7,9 +8,8 @@ the store connection are paid once per experiment (about 2 s each), compute node
 the tracking server, and one process per experiment writes to the store (logging jobs that meet on
 a locked sqlite store retry with backoff).
 
-- ``default_tracking_uri(results)``: ``sqlite:///<abs>/results/mlflow.db`` unless ``MLFLOW_TRACKING_URI`` is set.
-- ``init_store``: create the schema and the experiments (with the saved views of
-  :mod:`gssl.tracking.views`) under a file lock.
+- ``default_tracking_uri``, ``init_store``, ``http_budget``, ``unreachable``: of
+  :mod:`gssl.tracking.store`, importable from here too.
 - ``log_pending``: log the pending runs the store does not hold yet (a run tree per record: a root
   run -- a cell, a block of splits, a grid point, a selection -- and a child run per split),
   started with an explicit experiment id (never the active-experiment global state, which misfiles
@@ -21,165 +21,17 @@ a locked sqlite store retry with backoff).
 from __future__ import annotations
 
 import contextlib
-import fcntl
-import functools
-import os
 import random
 import time
-from pathlib import Path
 
 from ..errors import TrackingError
 from ..store.hashing import canonical_json
-from .views import EXPERIMENT_KIND, saved_views
 from .records import (INDEX_TAG, KIND_TAG, RECORD_TAG, REPRESENTATION_TAG, SUMMARY_TAG, SUPERSEDED_TAG,
                       read_pending_file)
-
-# MLflow's telemetry stays off unless the user turns it on: a benchmark should not contact outside
-# hosts, and its thread made 2 % of server-logged runs fail (issue #21)
-os.environ.setdefault("MLFLOW_DISABLE_TELEMETRY", "true")
-
-
-def http_budget(seconds: float) -> dict[str, str]:
-    """MLflow's HTTP retry settings for a dead or silent tracking server to be reported within
-    ``seconds`` per call: MLflow's defaults (7 retries with exponential backoff, 120 s timeouts)
-    take about five minutes. Two retries sleep about 1 + 2 s (backoff factor 1, plus jitter up to
-    1 s each); the rest is split over the three attempts' timeouts."""
-    if not seconds >= 10:
-        raise ValueError(f"GSSL_MLFLOW_TIMEOUT must be a number of seconds >= 10, got {seconds!r}")
-    return {"MLFLOW_HTTP_REQUEST_MAX_RETRIES": "2", "MLFLOW_HTTP_REQUEST_BACKOFF_FACTOR": "1",
-            "MLFLOW_HTTP_REQUEST_BACKOFF_JITTER": "1", "MLFLOW_HTTP_REQUEST_TIMEOUT": f"{(seconds - 5) / 3:.0f}"}
-
-
-def _budget_from_env() -> dict[str, str]:
-    raw = os.environ.get("GSSL_MLFLOW_TIMEOUT", "30")
-    try:
-        return http_budget(float(raw))
-    except ValueError:
-        raise TrackingError(f"GSSL_MLFLOW_TIMEOUT={raw!r}: give a number of seconds >= 10 "
-                            "(how long a tracking server may stay silent before a job fails)") from None
-
+from .store import (default_tracking_uri, http_budget, init_store,  # noqa: F401  (importable from here)
+                    mlflow_client, server_named, store_hint, unreachable)
 
 MAX_PARAM_CHARS = 6000
-
-
-# GSSL_MLFLOW_TIMEOUT (default 30 s) bounds each MLflow call; MLFLOW_HTTP_* set by the user win.
-# The names gssl set are listed in _GSSL_MLFLOW_HTTP, so a child process (a job of the Snakemake
-# process that set them) derives them again from its own GSSL_MLFLOW_TIMEOUT instead of inheriting.
-_OURS = "_GSSL_MLFLOW_HTTP"
-_ours = set(filter(None, os.environ.get(_OURS, "").split(",")))
-for _name, _value in _budget_from_env().items():
-    if _name in _ours or _name not in os.environ:
-        os.environ[_name] = _value
-        _ours.add(_name)
-os.environ[_OURS] = ",".join(sorted(_ours))
-
-
-def default_tracking_uri(results_dir="results") -> str:
-    env = os.environ.get("MLFLOW_TRACKING_URI")
-    if env:
-        return env
-    return f"sqlite:///{Path(results_dir).resolve() / 'mlflow.db'}"
-
-
-@functools.lru_cache(maxsize=8)
-def _client(uri: str):
-    """One client per store and process: the store's engine and schema check are paid once."""
-    from mlflow.tracking import MlflowClient
-
-    return MlflowClient(tracking_uri=uri)
-
-
-def _artifact_root(uri: str, results_dir) -> str | None:
-    """Local stores keep artifacts under results/mlflow-artifacts; servers choose their own."""
-    if uri.startswith(("http://", "https://", "databricks")):
-        return None
-    return (Path(results_dir).resolve() / "mlflow-artifacts").as_uri()
-
-
-# What the experiment holds, for MLflow UIs that read it (3.17 decides its landing tab by the
-# browser's "GenAI / Model training" switch or the link's workflowType=machine_learning instead).
-def ensure_experiment(client, name: str, artifact_root: str | None, description: str = "",
-                      headline: tuple[str, bool] = ("error_unlabeled", True)) -> str:
-    """Get or create experiment ``name`` with its tags (kind, description, saved views); a
-    concurrent creator winning the race is not an error."""
-    from mlflow.exceptions import MlflowException
-
-    tags = {"gssl.experiment": name, **EXPERIMENT_KIND, **saved_views(*headline)}
-    if description:
-        tags["mlflow.note.content"] = description  # shown as the experiment's description
-    exp = client.get_experiment_by_name(name)
-    if exp is None:
-        location = f"{artifact_root}/{name}" if artifact_root else None
-        try:
-            return client.create_experiment(name, artifact_location=location, tags=tags)
-        except MlflowException as exc:
-            if "RESOURCE_ALREADY_EXISTS" not in str(exc.error_code) and "already exists" not in str(exc):
-                raise
-            exp = client.get_experiment_by_name(name)
-    if exp.lifecycle_stage == "deleted":
-        client.restore_experiment(exp.experiment_id)
-    for key, value in tags.items():  # stores made by older versions get the tags too
-        if exp.tags.get(key) != value:
-            client.set_experiment_tag(exp.experiment_id, key, value)
-    return exp.experiment_id
-
-
-def _sqlite_file(uri: str) -> Path | None:
-    """The database file of a ``sqlite:///`` URI (None for other stores)."""
-    if not uri.startswith("sqlite:///"):
-        return None
-    return Path(uri[len("sqlite:///"):].split("?", 1)[0])
-
-
-@contextlib.contextmanager
-def _init_lock(uri: str, results_dir):
-    """An exclusive file lock around store initialisation.
-
-    MLflow creates (and migrates) a sqlite store's schema the first time a client opens it, and two
-    processes doing so at once fail ("table ... already exists"). The lock sits beside a sqlite
-    database (so every user of that file shares it) and under ``results_dir`` otherwise (the logging
-    job, which initialises, is a local rule, so all initialisers of a workflow run on one host).
-    """
-    db = _sqlite_file(uri)
-    lock = db.with_name(db.name + ".init.lock") if db else Path(results_dir) / "mlflow" / ".init.lock"
-    lock.parent.mkdir(parents=True, exist_ok=True)
-    with open(lock, "a") as fh:
-        fcntl.flock(fh, fcntl.LOCK_EX)
-        try:
-            yield
-        finally:
-            fcntl.flock(fh, fcntl.LOCK_UN)
-
-
-def init_store(uri: str, experiments: list[str], results_dir="results",
-               descriptions: dict[str, str] | None = None,
-               headlines: dict[str, tuple[str, bool]] | None = None) -> dict[str, str]:
-    """Create the store's schema and the named experiments; return name -> experiment id.
-
-    Safe for any number of concurrent callers on one host: schema creation and experiment creation
-    run under one file lock, and an experiment created meanwhile by another host is re-read.
-    """
-    try:
-        with _init_lock(uri, results_dir):
-            client = _client(uri)
-            client.search_experiments(max_results=1)  # creates/migrates the schema of a new store
-            root = _artifact_root(uri, results_dir)
-            return {name: ensure_experiment(client, name, root, (descriptions or {}).get(name, ""),
-                                            (headlines or {}).get(name, ("error_unlabeled", True)))
-                    for name in experiments}
-    except Exception as exc:  # noqa: BLE001 - re-raised with context
-        raise TrackingError(f"cannot initialise MLflow store {uri!r}: {exc}. {_store_hint(uri)}") from exc
-
-
-def _store_hint(uri: str) -> str:
-    if os.environ.get("MLFLOW_TRACKING_URI"):
-        return ("MLFLOW_TRACKING_URI is set: check that it names a reachable store (unset it to use "
-                "the default sqlite store under results/)")
-    db = _sqlite_file(uri)
-    if db is not None:
-        return (f"If {db} is damaged or was written by another MLflow version, move it away and "
-                f"rerun (the runs' JSON outputs are kept), or run: mlflow db upgrade {uri}")
-    return "Check that the tracking server is running and reachable"
 
 
 def flatten(d: dict, prefix: str = "") -> dict[str, str]:
@@ -205,7 +57,7 @@ def log_run(uri: str, experiment_id: str, run_name: str, tags: dict, params: dic
     ``artifacts``: file name -> JSON-able dict (one small file per run is the cheap form).
     ``files``: paths of files to upload as they are (tables, plots).
     """
-    client = _client(uri)
+    client = mlflow_client(uri)
     _check_experiment(client, uri, experiment_id)
     return _log_one(client, experiment_id, dict(name=run_name, tags=tags, params=params,
                                                 metrics=metrics, history=history,
@@ -219,7 +71,7 @@ def log_cell(uri: str, experiment_id: str, parent: dict, children: list[dict]) -
     ``metrics`` and optionally ``history`` and ``artifacts`` (as for :func:`log_run`). A failure
     marks every run logged so far FAILED and re-raises.
     """
-    client = _client(uri)
+    client = mlflow_client(uri)
     _check_experiment(client, uri, experiment_id)
     return _log_tree(client, experiment_id, parent, children)
 
@@ -259,8 +111,8 @@ def log_pending(uri: str, experiment_id: str, paths: list,
     files = {str(path): read_pending_file(path) for path in paths}
     if digests is not None:
         digests.update({path: digest for path, (digest, _) in files.items()})
-    with _server_named(uri, "logging the pending runs"):
-        client = _client(uri)
+    with server_named(uri, "logging the pending runs"):
+        client = mlflow_client(uri)
         _check_experiment(client, uri, experiment_id)
         roots, kids = {}, {}
         for r in _all_runs(client, experiment_id):
@@ -341,24 +193,6 @@ def _log_one(client, experiment_id: str, spec: dict, parent_run_id: str | None =
     return run_id
 
 
-def unreachable(exc: BaseException) -> bool:
-    """Whether ``exc`` (or an exception it was raised from or while handling) says that the
-    tracking server did not answer: refused, reset or timed out connections. MLflow has already
-    spent the call's budget (:func:`http_budget`) on it."""
-    import requests
-    import urllib3
-
-    seen = set()
-    while exc is not None and id(exc) not in seen:
-        seen.add(id(exc))
-        if isinstance(exc, (requests.exceptions.ConnectionError, requests.exceptions.Timeout,
-                            urllib3.exceptions.MaxRetryError, urllib3.exceptions.ProtocolError,
-                            ConnectionError, TimeoutError)):
-            return True
-        exc = exc.__cause__ or exc.__context__
-    return False
-
-
 def _mark_failed(client, run_id: str, exc: BaseException) -> None:
     """Mark a run FAILED after ``exc`` -- unless the server stopped answering: another call would
     wait out a second budget (a dead server was reported only after every FAILED mark had timed
@@ -368,21 +202,6 @@ def _mark_failed(client, run_id: str, exc: BaseException) -> None:
         return
     with contextlib.suppress(Exception):
         client.set_terminated(run_id, "FAILED")
-
-
-@contextlib.contextmanager
-def _server_named(uri: str, what: str):
-    """A tracking server that stops answering fails the caller with a TrackingError naming it."""
-    try:
-        yield
-    except TrackingError:
-        raise
-    except Exception as exc:  # noqa: BLE001 - only an unreachable server is re-raised as ours
-        if not unreachable(exc):
-            raise
-        raise TrackingError(f"the tracking server {uri} did not answer while {what} ({exc}). "
-                            f"{_store_hint(uri)}; once it answers, rerun snakemake: what was logged "
-                            f"is kept, and what was not is logged then") from exc
 
 
 def _finite(v) -> bool:
@@ -406,14 +225,14 @@ def _all_runs(client, experiment_id: str):
 def store_runs(uri: str, experiment_id: str) -> dict[str, tuple[str, dict, dict]]:
     """Every run of an experiment: run id -> (status, tags, latest metrics), for ``gssl verify``."""
     try:
-        client = _client(uri)
+        client = mlflow_client(uri)
         _check_experiment(client, uri, experiment_id)
         return {r.info.run_id: (r.info.status, dict(r.data.tags), dict(r.data.metrics))
                 for r in _all_runs(client, experiment_id)}
     except TrackingError:
         raise
     except Exception as exc:  # noqa: BLE001 - re-raised with the store named
-        raise TrackingError(f"cannot read MLflow store {uri!r}: {exc}. {_store_hint(uri)}") from exc
+        raise TrackingError(f"cannot read MLflow store {uri!r}: {exc}. {store_hint(uri)}") from exc
 
 
 def summarize(uri: str, experiment_id: str, experiment: str, current_run_ids: list[str],
@@ -429,7 +248,7 @@ def summarize(uri: str, experiment_id: str, experiment: str, current_run_ids: li
     Every run of the experiment that is neither current, nor one of these, nor the summary is
     tagged ``gssl.superseded=true``; the current ones carry ``false``.
     """
-    with _server_named(uri, "logging the summary run"):
+    with server_named(uri, "logging the summary run"):
         return _retry_locked(lambda: _summarize_once(uri, experiment_id, experiment, current_run_ids,
                                                      files, params, metrics, cells, representations))
 
@@ -437,7 +256,7 @@ def summarize(uri: str, experiment_id: str, experiment: str, current_run_ids: li
 def _summarize_once(uri, experiment_id, experiment, current_run_ids, files, params, metrics,
                     cells, representations=()) -> str:
     """One attempt of :func:`summarize` (an interrupted one leaves runs the next one supersedes)."""
-    client = _client(uri)
+    client = mlflow_client(uri)
     _check_experiment(client, uri, experiment_id)
     existing = list(_all_runs(client, experiment_id))  # the runs to tag; new ones start current
     missing = set(current_run_ids) - {r.info.run_id for r in existing}

@@ -2,7 +2,8 @@
 
 Compute jobs describe the runs they want logged as run trees (:func:`run_tree`) in a pending-runs
 file beside their output (:func:`write_pending`); the experiment's logging job reads them
-(:func:`read_pending`) and logs them with :mod:`gssl.tracking.client`, the one module that imports MLflow.
+(:func:`read_pending`) and logs them with :mod:`gssl.tracking.client` (it and :mod:`gssl.tracking.store`
+are the only modules that import MLflow).
 """
 
 from __future__ import annotations

@@ -1,5 +1,5 @@
 """The MLflow UI side of gssl's experiments: the saved views of the runs page an experiment opens
-on and the links to them. Plain data (no MLflow import): :mod:`gssl.tracking.client` writes them as
+on and the links to them. Plain data (no MLflow import): :mod:`gssl.tracking.store` writes them as
 experiment tags."""
 
 from __future__ import annotations
