@@ -312,7 +312,7 @@ def volume_label_projection(scores: np.ndarray, priors: np.ndarray, weights=None
     miss tol slightly; the misfit returned is that of those labels.
     Returns (labels, weights, misfit of the returned labels).
     """
-    from .mbo_kernels import projection_weights
+    from .mbo_step_kernels import projection_weights
 
     u = np.asarray(scores, dtype=np.float64)
     u = u - u.min()

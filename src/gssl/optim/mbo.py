@@ -138,7 +138,8 @@ def volume_mbo(W, codes: np.ndarray, volumes: np.ndarray, *, volume_constraint: 
     Returns (labels, psi of the returned labels, info dict: energy, iterations, energy_decrease:
     the last relative decrease, NaN with noise).
     """
-    from .mbo_kernels import add_rows, assign_within_bounds
+    from .mbo_kernels import assign_within_bounds
+    from .mbo_step_kernels import add_rows
     from .neighbour_sums import diffuse_changes, diffuse_indicators
 
     Ws = _normalized_adjacency(W, "volume MBO")

@@ -1,5 +1,4 @@
-"""Compiled (numba) kernels of the MBO schemes' volume-constrained label decisions: volume MBO's
-assignment and PoissonMBO's projection weights (``projection_weights``).
+"""Compiled (numba) kernel of volume MBO's volume-constrained label decision: the assignment.
 
 ``assign_within_bounds``: labels l maximizing sum_i A[i, l_i] with lower_c <= #{i: l_i = c} <=
 upper_c, exactly, by successive shortest paths on the k classes (a min-cost flow whose nodes are
@@ -25,10 +24,9 @@ eps-scaling) was read for the problem's setting only; the algorithm here is the 
 successive-shortest-path method (Ahuja, Magnanti & Orlin, Network Flows, ch. 9) on the
 transportation problem's class graph.
 
-``add_rows``: the temperature's noise added to the diffused values. Volume MBO's diffusion sums
-over the graph's rows and lives with the other such kernels in :mod:`gssl.optim.neighbour_sums`.
-The assignment's helpers all live here: numba's on-disk cache is invalidated per source file.
-Compiled once and cached on disk (``cache=True``).
+The other compiled loops of an MBO step are in :mod:`gssl.optim.mbo_step_kernels` (the noise, the
+projection weights) and :mod:`gssl.optim.neighbour_sums` (the diffusion). The assignment's helpers
+all live here: numba's on-disk cache is invalidated per source file. Cached on disk (``cache=True``).
 """
 
 from __future__ import annotations
@@ -36,16 +34,10 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-__all__ = ["assign_within_bounds", "add_rows", "projection_weights"]
+__all__ = ["assign_within_bounds"]
 
 # statuses of _augment
 _DONE, _HEAPS_FULL, _TOO_MANY = 0, 1, 2
-
-
-@njit(cache=True, nogil=True, inline="always")
-def _place(keys, rows, base, pos, key, row):
-    keys[base + pos] = key
-    rows[base + pos] = row
 
 
 @njit(cache=True, nogil=True)
@@ -59,9 +51,9 @@ def _sift_down(keys, rows, base, size, pos, key, row):
             child += 1
         if keys[base + child] >= key:
             break
-        _place(keys, rows, base, pos, keys[base + child], rows[base + child])
+        keys[base + pos], rows[base + pos] = keys[base + child], rows[base + child]
         pos = child
-    _place(keys, rows, base, pos, key, row)
+    keys[base + pos], rows[base + pos] = key, row
 
 
 @njit(cache=True, nogil=True)
@@ -72,9 +64,9 @@ def _push(keys, rows, base, size, key, row):
         parent = (pos - 1) >> 1
         if keys[base + parent] <= key:
             break
-        _place(keys, rows, base, pos, keys[base + parent], rows[base + parent])
+        keys[base + pos], rows[base + pos] = keys[base + parent], rows[base + parent]
         pos = parent
-    _place(keys, rows, base, pos, key, row)
+    keys[base + pos], rows[base + pos] = key, row
 
 
 @njit(cache=True, nogil=True)
@@ -134,8 +126,7 @@ def _best_path(K, prices, counts, lower, upper, gain_tol, dist, pred, done, best
     k = K.shape[0]
     equal = True
     for c in range(k):
-        if lower[c] != upper[c]:
-            equal = False
+        equal = equal and lower[c] == upper[c]
     best_s, best_t = -1, -1
     if equal:
         for c in range(k):
@@ -179,6 +170,13 @@ def _best_path(K, prices, counts, lower, upper, gain_tol, dist, pred, done, best
     for c in range(k):  # reduced costs stay >= 0, the path's become 0
         prices[c] -= min(best_dist[c], cut)
     return best_s, best_t
+
+
+@njit(cache=True, nogil=True)
+def _path_arrays(k):
+    """_best_path's work arrays (dist, pred, done, best_dist, best_pred) and on_path, all False."""
+    return (np.empty(k), np.empty(k, np.int64), np.empty(k, np.bool_), np.empty(k),
+            np.empty(k, np.int64), np.zeros(k, np.bool_))
 
 
 _R = 8  # candidates kept per pair of classes in the first phase
@@ -251,12 +249,7 @@ def _augment_candidates(A, labels, counts, lower, upper, prices, gain_tol, max_m
     arrived = np.empty(m + k, np.int64)
     n_arrived = 0
     work, budget = 0, 3 * m * k
-    dist = np.empty(k)
-    pred = np.empty(k, np.int64)
-    done = np.empty(k, np.bool_)
-    best_dist = np.empty(k)
-    best_pred = np.empty(k, np.int64)
-    on_path = np.zeros(k, np.bool_)
+    dist, pred, done, best_dist, best_pred, on_path = _path_arrays(k)
     moves = 0
     while True:
         s, t = _best_path(K, prices, counts, lower, upper, gain_tol, dist, pred, done,
@@ -363,12 +356,7 @@ def _augment(A, labels, counts, lower, upper, prices, gain_tol, slack, max_moves
             if b != a:
                 K[a, b] = _top(keys, rows, hsize, start[a] + b * cap[a], a * k + b, labels, a)
 
-    dist = np.empty(k)
-    pred = np.empty(k, np.int64)
-    done = np.empty(k, np.bool_)
-    best_dist = np.empty(k)
-    best_pred = np.empty(k, np.int64)
-    on_path = np.zeros(k, np.bool_)
+    dist, pred, done, best_dist, best_pred, on_path = _path_arrays(k)
     while True:
         s, t = _best_path(K, prices, counts, lower, upper, gain_tol, dist, pred, done,
                           best_dist, best_pred)
@@ -441,12 +429,8 @@ def assign_within_bounds(A, lower, upper, prices, gain_tol, max_moves):
                     _offer(bufk, bufr, bufmax, best, b, key, i)
     equal, excess = True, 0
     for c in range(k):
-        if lower[c] != upper[c]:
-            equal = False
-        if counts[c] > upper[c]:
-            excess += counts[c] - upper[c]
-        elif counts[c] < lower[c]:
-            excess += lower[c] - counts[c]
+        equal = equal and lower[c] == upper[c]
+        excess += max(counts[c] - upper[c], lower[c] - counts[c], 0)
     if equal and excess == 0:
         return labels, 0, _DONE
     status, moves = _augment_candidates(A, labels, counts, lower, upper, prices, gain_tol,
@@ -463,55 +447,3 @@ def assign_within_bounds(A, lower, upper, prices, gain_tol, max_moves):
         if status != _HEAPS_FULL:
             return labels, moves, status
         slack *= 2
-
-
-@njit(cache=True, nogil=True, boundscheck=False)
-def add_rows(out, psi, rows, scale):
-    """out[q] <- scale * out[q] + psi[rows[q]] in place: standard normals in ``out`` become the
-    noise on the free nodes' values (the bits of Generator.normal(0, scale) + psi, without that
-    call's own pass and array, or a gathered copy of psi)."""
-    for q in range(rows.size):
-        r = rows[q]
-        for c in range(out.shape[1]):
-            out[q, c] = scale * out[q, c] + psi[r, c]
-
-
-@njit(cache=True, nogil=True, boundscheck=False)
-def projection_weights(u, w, priors, step, tol, max_iter):
-    """PoissonMBO's volume projection (:func:`gssl.optim.graph_learning.volume_label_projection`):
-    from the class weights ``w`` (k,), up to ``max_iter`` times count the labels
-    argmax_c u_ic w_c (the first of equal maxima, as numpy's argmax), take the step
-    w <- w - step (counts / n - priors), divide it by its first entry, and stop after the step
-    whose misfit max |counts / n - priors| was <= tol. The same floating-point operations as
-    that loop in NumPy (so the same weights to the bit), without its (n, k) temporary and arg-max
-    pass per step: at Fashion-MNIST's 70,000 x 10 a step costs 0.5 ms instead of 3.5 ms, and the
-    projection runs some 13,000 steps in a fit. Returns (w, steps taken)."""
-    n, k = u.shape
-    w = w.copy()
-    counts = np.zeros(k, np.int64)
-    stepped = np.empty(k)
-    steps = 0
-    while steps < max_iter:
-        for c in range(k):
-            counts[c] = 0
-        for i in range(n):
-            best = 0
-            v = u[i, 0] * w[0]
-            for c in range(1, k):
-                x = u[i, c] * w[c]
-                if x > v:
-                    v = x
-                    best = c
-            counts[best] += 1
-        misfit = 0.0
-        for c in range(k):
-            grad = counts[c] / n - priors[c]
-            misfit = max(misfit, abs(grad))
-            stepped[c] = w[c] - step * grad
-        first = stepped[0]
-        for c in range(k):
-            w[c] = stepped[c] / first
-        steps += 1
-        if misfit <= tol:
-            break
-    return w, steps
