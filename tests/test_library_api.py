@@ -12,14 +12,10 @@ from sklearn.datasets import load_digits
 import gssl
 from gssl.errors import ConfigError, GraphError, SolverError
 from gssl.graphs import Graph
+from gssl.solvers.checks import fast_params
 from gssl.solvers.registry import SOLVERS, make_solver
 
 REPO = Path(__file__).resolve().parents[1]
-FAST = {  # keep the parametrised fits short; every other solver runs with its defaults
-    "mtv": {"max_iter": 50, "n_trials": 1}, "ssdl_ga": {"n_atoms": 20, "max_iter": 2},
-    "sc_svm": {"n_atoms": 20, "max_iter": 2}, "tv_svm": {"max_iter": 20},
-    "cheeger_svm": {"max_iter": 20}, "tv_rls": {"max_iter": 20}, "cheeger_rls": {"max_iter": 20},
-}
 
 
 @pytest.fixture(scope="module")
@@ -47,9 +43,7 @@ def test_every_solver_fits_a_graph_and_a_sparse_weight_matrix(name, small):
     """On a gssl Graph every solver fits; on a bare W the graph methods give the same labels
     and the kernel methods say they need features."""
     X, y, G, y_train = small
-    names = SOLVERS[name]._get_param_names()
-    params = {k: v for k, v in FAST.get(name, {}).items() if k in names}
-    params.update({"random_state": 0} if "random_state" in names else {})
+    params = fast_params(SOLVERS[name])  # the short settings the solver declares (its tags' fast)
     on_graph = make_solver(name, params).fit(G, y_train, n_classes=10).predict()
     assert on_graph.shape == y.shape
     try:
