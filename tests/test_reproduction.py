@@ -12,9 +12,24 @@ import pandas as pd
 import pytest
 import yaml
 
+from gssl.analysis.reproduction import (
+    CHANCE_OUTSIDE,
+    NO_SE,
+    NOISE_SHARE,
+    OUTSIDE,
+    TOO_NOISY,
+    WITHIN,
+    build_page,
+    criterion_text,
+    expected_by_chance,
+    paper_and_table,
+    table_counts,
+    tolerance,
+    verdict,
+    write_index,
+    write_page,
+)
 from gssl.analysis.tables import aggregate, with_paper_statistic, with_reference
-from gssl.analysis.reproduction import (NO_SE, OUTSIDE, WITHIN, build_page, paper_and_table, tolerance,
-                                        verdict, write_index, write_page)
 from gssl.cli import main
 
 ERRORS = {"a": [10.0, 12.0, 11.0, 13.0], "b": [5.0, 6.0, 7.0, 6.0], "c": [20.0, 20.0, 22.0, 18.0]}
@@ -78,11 +93,30 @@ def test_tolerance_is_the_stated_criterion():
     tol = tolerance(se, s, n)
     assert tol == pytest.approx(2 * math.sqrt(se ** 2 + s ** 2 / n))
     assert verdict(tol - 1e-6, tol) == WITHIN and verdict(-(tol + 1e-3), tol) == OUTSIDE
-    # no spread from the paper: half a unit of its last digit plus 2 SE
-    assert tolerance(0.3, decimals=2) == pytest.approx(0.005 + 0.6)
-    assert tolerance(0.3, decimals=1) == pytest.approx(0.05 + 0.6)
-    assert tolerance(0.3, ref_std=1.0, ref_draws=None, decimals=1) == pytest.approx(0.65)  # std without n
+    # no spread from the paper: ours stands in for it, 2·√(SE² + SE²), plus half its last digit
+    assert tolerance(0.3, decimals=2) == pytest.approx(0.005 + 2 * math.sqrt(2) * 0.3)
+    assert tolerance(0.3, decimals=1) == pytest.approx(0.05 + 2 * math.sqrt(0.18))
+    assert tolerance(0.3, ref_std=1.0, ref_draws=None, decimals=1) == pytest.approx(0.05 + 0.6 * math.sqrt(2))
     assert math.isnan(tolerance(math.nan, 1.0, 5)) and verdict(0.0, math.nan) == NO_SE
+
+
+def test_a_cell_whose_se_is_a_large_share_of_its_value_gets_no_verdict():
+    """TV Table 1's TV-RLS at 1 label: 9.35 ± 3.15 % against 3.18 % passed the old criterion
+    (r + 2 SE = 6.31 ≥ 6.17); its SE is 34 % of the larger value: too noisy to judge."""
+    assert NOISE_SHARE == 0.25
+    tol = tolerance(3.15, decimals=2)
+    assert verdict(9.35 - 3.18, tol) == WITHIN                    # without the two values: a verdict
+    assert verdict(9.35 - 3.18, tol, 3.15, 9.35, 3.18) == TOO_NOISY
+    # the scale is the larger value: 0.5 ± 0.2 against 3.0 is judged (0.2 ≤ 0.75), and outside
+    assert verdict(0.5 - 3.0, tolerance(0.2), 0.2, 0.5, 3.0) == OUTSIDE
+    # at the share exactly: judged
+    assert verdict(0.0, tolerance(1.0), 1.0, 4.0, 4.0) == WITHIN
+    assert verdict(0.0, tolerance(1.0001), 1.0001, 4.0, 4.0) == TOO_NOISY
+    # chance: P(|Z| > 2) of the judged cells
+    assert CHANCE_OUTSIDE == pytest.approx(0.0455, abs=1e-4)
+    assert expected_by_chance(176) == pytest.approx(8.0, abs=0.01)
+    text = criterion_text()
+    assert "√2·SE" in text and "25 %" in text and "4.6 %" in text and "too noisy to judge" in text
 
 
 def test_paper_and_table_from_the_citation():
@@ -106,13 +140,16 @@ def test_cells_carry_the_tables_numbers_and_verdicts_follow_the_criterion(run):
     assert a.se == pytest.approx(np.std(ERRORS["a"], ddof=1) / 2, abs=1e-4)
     # a: the paper's spread, 2 sqrt(SE^2 + s^2/n); Δ = 11.5 - 12 within it
     assert a.tol == pytest.approx(2 * math.sqrt(a.se ** 2 + 1.5 ** 2 / 10), abs=1e-6) and a.verdict == WITHIN
-    # b: no spread: r (2 decimals in this table: 9.05) + 2 SE; Δ = 6 - 9.05 beyond it
-    assert b.tol == pytest.approx(0.005 + 2 * b.se, abs=1e-6) and b.verdict == OUTSIDE
+    # b: no spread: r (2 decimals in this table: 9.05) + 2·√2·SE; Δ = 6 - 9.05 beyond it
+    assert b.tol == pytest.approx(0.005 + 2 * math.sqrt(2) * b.se, abs=1e-6) and b.verdict == OUTSIDE
     # c: compared through the paper's statistic (split 1's 20.0), its SE the std over the draws
     assert c.statistic == 20.0 and c.delta == 0.0 and c.tuned
-    assert c.tol == pytest.approx(0.005 + 2 * np.std(ERRORS["c"], ddof=1), abs=1e-4) and c.verdict == WITHIN
+    assert c.tol == pytest.approx(0.005 + 2 * math.sqrt(2) * np.std(ERRORS["c"], ddof=1), abs=1e-4)
+    assert c.verdict == WITHIN
     table2, table3 = page.summaries
-    assert (table2.table, table2.cells, table2.within, table2.tuned) == ("Table 2", 3, 2, 1)
+    # honest and † apart: a within, b outside (no reason: unexplained); c (†) within
+    assert (table2.table, table2.cells, table2.tuned, table2.within, table2.within_tuned) == ("Table 2", 3, 1, 1, 1)
+    assert (table2.outside, table2.unexplained, table2.too_noisy, table2.judged) == (1, 1, 0, 2)
     assert (table3.table, table3.cells, table3.not_run) == ("Table 3", 0, ["other"])
     assert table2.wall_s == pytest.approx(12.5, abs=1e-6) and table2.job_s == 12.5
     assert "--config 'run=[honest, tuned]'" in table2.command
@@ -125,12 +162,12 @@ def test_page_and_index_say_what_the_sidecar_counts(run, monkeypatch):
                  "--out", "pages", "--default-config", "none.yaml"]) == 0
     page = (root / "pages" / "some.md").read_text()
     assert "| moons | a | 1/class | 11.50 ± 0.65 | 4 | – | 12.00 ± 1.50 | -0.50 |" in page
-    assert "| moons | c † | 1/class | 20.00 ± 0.82 | 4 | 20.00 | 20.00 | +0.00 | 3.27 |" in page  # noise: 2 std
+    assert "| moons | c † | 1/class | 20.00 ± 0.82 | 4 | 20.00 | 20.00 | +0.00 | 4.62 |" in page  # 2·√2 std
     assert "lowest-energy draw" in page and "## Table 3" in page and "`other`" in page
     side = json.loads((root / "pages" / "some.json").read_text())
     index = (root / "pages" / "index.md").read_text()
     table2, table3 = side["tables"]
-    assert f"| {table2['table']} | {table2['cells']} | {table2['within']} | {table2['tuned']} |" in index
+    assert f"| {table2['table']} | 3 | 1 | 1 | 1 | 0 | 0 | 1 | 1 |" in index
     assert "| Table 3 (not run: other) | – | – | – |" in index
     assert "| later | not yet regenerated | – | – | – |" in index
     # the config edited after the page: the index says so when rebuilt
@@ -214,3 +251,77 @@ def test_wall_time_counts_only_while_a_job_ran(tmp_path):
     job("solve/other/d/p/g/m/lpc1/splits0-4.tsv", 999, t0 + 9 * 3600)     # another experiment: left out
     wall, jobs = wall_seconds(tmp_path, ["exp"], ["d"])
     assert wall == pytest.approx(100 + 90) and jobs == pytest.approx(210)
+
+
+def _with_names_and_reasons(cfg, reasons: dict) -> None:
+    config = yaml.safe_load(cfg.read_text())
+    config["methods"]["a"]["label"] = "Method A"
+    config["experiments"]["honest"]["reference"]["reasons"] = reasons
+    cfg.write_text(yaml.safe_dump(config, sort_keys=False))
+
+
+def test_outside_cells_give_their_reason_from_the_notes_and_the_rest_count_as_unexplained(run):
+    """A reference's reasons: (wildcards) give outside-noise cells a key the notes explain; the
+    page prints it with the notes' text, the paper's names of the methods, and counts the cells
+    without one; a key the notes lack stops the page with the fix."""
+    from gssl.errors import ConfigError
+
+    root, cfg = run
+    pages, configs = root / "pages", root / "config" / "experiments"
+    write_page(cfg, [root / "results"], pages, default_config=None, configs_dir=configs)
+    before = json.loads((pages / "some.json").read_text())["experiment_digests"]
+    _with_names_and_reasons(cfg, {"b/p*": "coarse-grid"})
+    with pytest.raises(ConfigError, match=r"'coarse-grid'.*some.notes.md.*- \*\*coarse-grid\*\*: .*## Reasons"):
+        write_page(cfg, [root / "results"], pages, default_config=None, configs_dir=configs)
+    (pages / "some.notes.md").write_text("# Notes\n\n## Reasons\n\n- **coarse-grid**: the paper's grid\n"
+                                         "  was finer.\n- **unused**: not on this page.\n\n## Other\n")
+    text = write_page(cfg, [root / "results"], pages, default_config=None, configs_dir=configs).read_text()
+    assert "| moons | Method A (`a`) | 1/class |" in text          # the paper's name, the id beside it
+    assert "| moons | b | 1/class |" in text and "| moons | c † | 1/class |" in text
+    assert "outside noise | [coarse-grid](some.notes.md#reasons) |" in text
+    assert "- **coarse-grid** (1): the paper's grid was finer." in text and "unused" not in text
+    side = json.loads((pages / "some.json").read_text())
+    assert side["experiment_digests"] == before     # names and reasons rerun nothing
+    assert side["tables"][0]["unexplained"] == 0 and "0 of them unexplained" in text
+    # a pattern no cell of its reference matches is a config problem
+    _with_names_and_reasons(cfg, {"z/*": "coarse-grid"})
+    with pytest.raises(ConfigError, match="reasons pattern 'z/\\*' matches none of its cells"):
+        build_page(cfg, [root / "results"], default_config=None)
+
+
+def test_table_counts_are_the_cells_counted(run):
+    """Each count of a table against a hand count of constructed cells, honest and † apart."""
+    from gssl.analysis.reproduction import Cell
+
+    def cell(verdict, tuned=False, reason="", flags=""):
+        return Cell("T", "e", "d", "m", "1/class", 1.0, 0.1, 10, math.nan, 1.0, math.nan, None, 0.0,
+                    0.3, verdict, tuned, flags, "c", "k", reason=reason)
+
+    cells = ([cell(WITHIN)] * 3 + [cell(OUTSIDE, reason="r")] * 2 + [cell(OUTSIDE)] * 4
+             + [cell(TOO_NOISY, flags="⚠ 2/10 not converged")] + [cell(NO_SE)]
+             + [cell(WITHIN, tuned=True)] * 5 + [cell(OUTSIDE, tuned=True)] * 2)
+    counts = table_counts(cells)
+    assert counts == {"cells": 18, "tuned": 7, "within": 3, "within_tuned": 5, "outside": 8,
+                      "unexplained": 6, "too_noisy": 1, "warned": 1, "judged": 9,
+                      "chance": round(9 * CHANCE_OUTSIDE, 2)}
+
+
+def test_the_committed_pages_counts_are_their_cells_counted():
+    """docs/reproductions: every sidecar's table counts are its cells counted, and the index
+    prints them (docs in sync with the cells they summarize)."""
+    from pathlib import Path
+
+    from gssl.analysis.reproduction import Cell
+    from gssl.analysis.reproduction.index import COUNTS
+
+    pages = Path(__file__).resolve().parents[1] / "docs" / "reproductions"
+    index = (pages / "index.md").read_text()
+    for side in sorted(pages.glob("*.json")):
+        data = json.loads(side.read_text())
+        cells = [Cell(**c) for c in data["cells"]]
+        for t in data["tables"]:
+            mine = [c for c in cells if c.table == t["table"]]
+            assert {k: t[k] for k in table_counts(mine)} == table_counts(mine), (side.name, t["table"])
+            if mine:
+                assert " | ".join(str(t[k]) for k in COUNTS) in index, (side.name, t["table"])
+                assert all(c.reason or c.verdict != OUTSIDE for c in mine) or t["unexplained"] > 0

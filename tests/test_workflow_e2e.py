@@ -147,7 +147,7 @@ def test_reproduction_page_from_the_run_carries_its_table(done, tmp_path):
     table = pd.read_csv(done / "results" / "tables" / "e2e.csv").set_index(["method", "protocol"])
     md = (done / "results" / "tables" / "e2e.md").read_text()
     rows = re.findall(r"^\| moons \| (\w+) \| (\d)/class \| ([\d.]+) ± ([\d.]+) \| (\d+) \| ([\d.]+)(?: ± ([\d.]+))? "
-                      r"\| ([-+][\d.]+) \| ([\d.]+) \| (within|outside) noise", page, re.M)
+                      r"\| ([-+][\d.]+) \| ([\d.]+) \| (within noise|outside noise|too noisy to judge)", page, re.M)
     assert len(rows) == 3
     within = 0
     for method, n, mean, se, draws, ref, ref_std, delta, tol, verdict in rows:
@@ -156,14 +156,17 @@ def test_reproduction_page_from_the_run_carries_its_table(done, tmp_path):
         assert (mean, se, int(draws)) == ours
         assert re.search(rf"\| {method} \|.*{mean} ± [\d.]+ \(n=8, SE {se}\)", md)  # the run's own table
         s = float(ref_std) if ref_std else None
-        expect = (2 * math.sqrt(cell["error_unlabeled_sem"] ** 2 + s ** 2 / 8) if s
-                  else 0.005 + 2 * cell["error_unlabeled_sem"])  # the paper prints 2 decimals (5.25)
+        sem = cell["error_unlabeled_sem"]
+        expect = (2 * math.sqrt(sem ** 2 + s ** 2 / 8) if s
+                  else 0.005 + 2 * math.sqrt(2) * sem)  # the paper prints 2 decimals (5.25); ours stands in
         assert float(tol) == pytest.approx(expect, abs=0.006)
         d = cell["error_unlabeled_mean"] - float(ref)
-        assert float(delta) == pytest.approx(d, abs=0.006) and (verdict == "within") == (abs(d) <= expect)
-        within += verdict == "within"
+        noisy = sem > 0.25 * max(cell["error_unlabeled_mean"], float(ref))
+        assert float(delta) == pytest.approx(d, abs=0.006)
+        assert verdict == ("too noisy to judge" if noisy else "within noise" if abs(d) <= expect else "outside noise")
+        within += verdict == "within noise"
     index = (tmp_path / "pages" / "index.md").read_text()
-    assert f"| [A paper (2020)](paper.md) | Table 1 | 3 | {within} | 0 |" in index
+    assert f"| [A paper (2020)](paper.md) | Table 1 | 3 | 0 | {within} | 0 |" in index  # cells, †, within
 
 
 TIMINGS = {"fit_seconds", "load_seconds"}

@@ -186,8 +186,14 @@ def grid_json(job):
 
 def method_entry(method):
     """What an evaluation job's results depend on: the method without its grid (a changed grid
-    reruns selection; evaluation reruns only if the chosen parameters change)."""
-    return {k: v for k, v in config["methods"][method].items() if k != "grid"}
+    reruns selection; evaluation reruns only if the chosen parameters change) and without its
+    label (the paper's name, display only)."""
+    return {k: v for k, v in config["methods"][method].items() if k not in ("grid", "label")}
+
+
+def selection_method_entry(method):
+    """What a selection job's results depend on: the method without its label (display only)."""
+    return {k: v for k, v in config["methods"][method].items() if k != "label"}
 
 
 def grid_points(wc):

@@ -88,7 +88,7 @@ checkpoint select:
     log:
         f"{RESULTS}/logs/select/{{experiment}}/{{dataset}}/{{prep}}/{{graph}}/{{method}}.log",
     params:
-        method=lambda wc: config["methods"][wc.method],
+        method=lambda wc: selection_method_entry(wc.method),
         selection=lambda wc: config["experiments"][wc.experiment]["selection"],
         code=code_hash("gssl.pipeline.selection", "gssl.pipeline.select_job", "gssl.tracking.job_runs"),
     resources:

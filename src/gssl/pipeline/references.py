@@ -4,6 +4,7 @@ protocols would refuse, found before any job."""
 
 from __future__ import annotations
 
+import fnmatch
 import json
 
 from ..errors import ConfigError
@@ -227,6 +228,11 @@ def _paper_reference_problems(exp: str, entry: dict) -> list[str]:
             problems += [f"experiment '{exp}': reference for method '{method}' names protocol "
                          f"(column) '{p}', which is not one of its protocols "
                          f"({', '.join(entry['protocols'])})" for p in row if p not in entry["protocols"]]
+        cells = [f"{m}/{p}" for m, row in ref["values"].items() for p in row]
+        problems += [f"experiment '{exp}': reference reasons pattern '{pattern}' matches none of its "
+                     f"cells (method id/protocol id: {', '.join(cells[:4])}{', ...' if len(cells) > 4 else ''})"
+                     for pattern in ref.get("reasons") or {}
+                     if not any(fnmatch.fnmatchcase(c, pattern) for c in cells)]
     problems += [f"experiment '{exp}': tuned_on_scored_points names '{m}', which is not one of its "
                  f"methods" for m in entry.get("tuned_on_scored_points") or [] if m not in entry["methods"]]
     lowest = (entry.get("paper_statistic") or {}).get("lowest", "")
