@@ -27,6 +27,7 @@ import math
 from pathlib import Path
 
 from ..errors import CacheError, GsslError
+from ..pipeline.lineage import cache_links, cell_files, check_cache_link, check_job_output, job_cell
 
 
 def verify_results(results) -> tuple[list[str], dict, list[str]]:
@@ -46,9 +47,21 @@ def verify_results(results) -> tuple[list[str], dict, list[str]]:
             problems.append(f"{ledger}: not a readable logging ledger ({exc!r}): rerun its logging "
                             f"job (snakemake --forcerun mlflow_summary)")
     expected = _expected_by_path(infos, results, problems)
-    for path in sorted(results.rglob("*.h5")):
+    broken = set()  # cache files (resolved) with a problem: what is computed from them is not judged
+    for path in sorted(results.rglob("*.h5"), key=lambda p: _chain_order(p, results)):
+        if path.name.startswith("."):
+            continue
         counts["cache files"] += 1
-        problems += _check_cache_file(path, results, expected.get(path.resolve(), {}))
+        found = _check_cache_file(path, results, expected.get(path.resolve(), {}))
+        if not found and not _upstream_broken(results, path, broken):  # the first link that breaks
+            found = check_cache_link(results, path) or _check_splits_drawn(results, path)
+        if found:
+            broken.add(path.resolve())
+        problems += found
+    missing = sorted(p for p in expected if not p.exists())
+    problems += [f"{_shown(p, results)}: missing (a cache file its experiment's jobs read): rebuild it "
+                 f"({RERUN})" for p in missing]
+    counts["missing cache files"] = len(missing)
     logged, pending, stored = set(), {}, set()
     for ledger, info in infos.items():
         try:
@@ -73,6 +86,18 @@ def verify_results(results) -> tuple[list[str], dict, list[str]]:
             found = [f"{path}: in no experiment's logging ledger: its runs were never logged (run the "
                      f"workflow to the end: snakemake --cores N)"]
         problems += found
+    gone = sorted(p for p in pending if not p.exists())
+    problems += [f"{_shown(p, results)}: missing (the runs its job left to log; its ledger "
+                 f"{pending[p][1].name} logged them): rebuild it with its job's output "
+                 f"({RERUN.replace('<path>', str(_shown(p, results)))})" for p in gone]
+    for folder in ("runs", "selection"):
+        for path in sorted((results / folder).rglob("*.json")):
+            if path.name.startswith("."):
+                continue
+            cell = job_cell(results, path)
+            if cell is None or any(Path(f).resolve() in broken for f in cell_files(results, cell).values()):
+                continue  # named above: the cache file it was computed from
+            problems += check_job_output(results, path)
     for path in sorted((results / "runs").rglob("*.json")):
         counts["job outputs"] += 1
         if path.resolve() in logged or path.name.startswith("."):
@@ -84,7 +109,60 @@ def verify_results(results) -> tuple[list[str], dict, list[str]]:
             problems.append(f"{path}: in no experiment's logging ledger: its runs were never logged "
                             f"(run the workflow to the end: snakemake --cores N)")
     counts["orphaned job outputs"] = len(notes)
+    if not infos:
+        notes.append(f"no logging ledger in {results / 'mlflow'} (no experiment logged yet): checked each cache "
+                     f"file (checksums, lineage, splits drawn again) and each job output against the cache "
+                     f"files it was computed from; could not check what each experiment's config expects of "
+                     f"its cache files, which files are missing, nor anything in MLflow: that needs a "
+                     f"logging job to have run (snakemake --cores N, to the end)")
     return problems, counts, notes
+
+
+RERUN = "snakemake --configfile <the config you ran> --cores N --forcerun <path>"
+
+
+def _shown(path: Path, results: Path) -> Path:
+    """``path`` as under the results folder given (the ledgers' paths are resolved)."""
+    try:
+        return results / path.relative_to(results.resolve())
+    except ValueError:
+        return path
+
+
+def _chain_order(path: Path, results: Path) -> tuple:
+    """data, features, graphs, splits, then the rest: upstream before what is built from it."""
+    try:
+        top = path.relative_to(results).parts[0]
+    except ValueError:
+        top = ""
+    order = {"data": 0, "features": 1, "graphs": 2, "splits": 3}
+    return order.get(top, 4), str(path)
+
+
+def _upstream_broken(results: Path, path: Path, broken: set) -> bool:
+    found = cache_links(results, path)
+    return found is not None and any(Path(p).resolve() in broken for p in found[1].values())
+
+
+def _check_splits_drawn(results: Path, path: Path) -> list[str]:
+    """A splits file drawn again from its dataset's labels and its recorded protocol."""
+    found = cache_links(results, path)
+    if found is None or found[0] != "splits" or not Path(found[1]["data"]).exists():
+        return []
+    from ..datasets.store import load_dataset
+    from ..splits import check_rederived, load_splits
+    from ..store.h5io import read_attrs
+
+    try:
+        drawn = read_attrs(path)["params"]
+        if not {"protocol", "dataset", "protocol_id"} <= set(drawn):
+            return [f"{path}: its params do not record how its splits were drawn: rebuild it "
+                    f"({RERUN.replace('<path>', str(path))})"]
+        y = load_dataset(found[1]["data"], rule="dataset").y
+        check_rederived(path, load_splits(path, rule="splits"), y, drawn)
+    except CacheError as exc:
+        return [str(exc)]
+    return []
 
 
 def _orphan(pending: Path, shas: dict, stored: set) -> bool:
