@@ -97,7 +97,8 @@ def verify_results(results) -> tuple[list[str], dict, list[str]]:
             cell = job_cell(results, path)
             if cell is None or any(Path(f).resolve() in broken for f in cell_files(results, cell).values()):
                 continue  # named above: the cache file it was computed from
-            problems += check_job_output(results, path)
+            twin = path.with_name(path.name[:-len(".json")] + ".mlflow.json.gz")
+            problems += check_job_output(results, path, trees=_trees(twin), pending=twin)
     for path in sorted((results / "runs").rglob("*.json")):
         counts["job outputs"] += 1
         if path.resolve() in logged or path.name.startswith("."):
@@ -119,6 +120,17 @@ def verify_results(results) -> tuple[list[str], dict, list[str]]:
 
 
 RERUN = "snakemake --configfile <the config you ran> --cores N --forcerun <path>"
+
+
+def _trees(pending: Path) -> list | None:
+    """The run trees of a pending-runs file, or None where it is missing or unreadable (named by
+    the pending files' own check)."""
+    from ..tracking.records import read_pending
+
+    try:
+        return read_pending(pending) if pending.exists() else None
+    except GsslError:
+        return None
 
 
 def _shown(path: Path, results: Path) -> Path:

@@ -72,9 +72,9 @@ def check_cache_link(results, path) -> list[str]:
 
 
 def check_job_output(results, output, blocks: list[dict] | None = None,
-                     trees: list[dict] | None = None) -> list[str]:
+                     trees: list[dict] | None = None, pending=None) -> list[str]:
     """A solve or grid job's output (its ``blocks``, read if not given) and the run trees its
-    pending-runs file holds (``trees``, optional) against the cell its path names: the wildcards
+    pending-runs file ``pending`` holds (``trees``, optional) against the cell its path names: the wildcards
     it records, and the content digest of each file it was computed from, against the cache
     files now at the cell's paths. Outputs written before lineage was recorded are checked by
     their wildcards only."""
@@ -100,10 +100,16 @@ def check_job_output(results, output, blocks: list[dict] | None = None,
         if problems:
             return problems
     for tree in trees or ():
-        recorded = tree["run"].get("tags", {}).get(LINEAGE_TAG)
+        tags = tree["run"].get("tags", {})
+        where = pending or output
+        other = {k: tags[f"gssl.{k}"] for k in CELL_PARTS if tags.get(f"gssl.{k}", cell[k]) != cell[k]}
+        if other:
+            return [f"{where}: holds the runs of {other}, not of its place in the results folder: "
+                    f"{rebuild_hint(output, None)} (it rewrites both)"]
+        recorded = tags.get(LINEAGE_TAG)
         if recorded is not None:
-            problems += _digests_differ(output, json.loads(recorded), files, fix,
-                                        what="its pending runs were")
+            problems += _digests_differ(where, json.loads(recorded), files, rebuild_hint(output, None),
+                                        what="its runs were")
             if problems:
                 return problems
     return problems

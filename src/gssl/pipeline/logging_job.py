@@ -52,7 +52,7 @@ def check_lineage(results, outputs: list, blocks: dict, pending: list) -> None:
     problems = []
     for i, path in enumerate(outputs):
         trees = read_pending(pending[i]) if i < len(pending) else None
-        problems += check_job_output(results, path, blocks[path], trees)
+        problems += check_job_output(results, path, blocks[path], trees, pending[i] if trees else None)
     if problems:
         raise CacheError(f"{len(problems)} job outputs were not computed from the files in their place; "
                          f"nothing was logged:\n  " + "\n  ".join(problems))

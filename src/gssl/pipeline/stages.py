@@ -49,12 +49,14 @@ def build_dataset(dataset_id: str, entry: dict, raw_dir, out) -> None:
     save_dataset(out, ds, params=entry, inputs=inputs, build_seconds=time.perf_counter() - t0)
 
 
-def build_features(data_path, steps: list, out, seed: int = 0) -> None:
+def build_features(data_path, steps: list, out, seed: int = 0, data_params: dict | None = None) -> None:
+    """A preprocessing chain on a dataset file; ``data_params``: the dataset's config entry, which
+    the file must have been built with (a dataset file of another entry in its place is refused)."""
     from ..datasets import load_dataset
     from ..features import apply_chain, save_features
 
     t0 = time.perf_counter()
-    ds = load_dataset(data_path)
+    ds = load_dataset(data_path, expect_params=data_params, rule="dataset")
     X, artifacts = None, {}  # artifacts: what a step keeps beside X (a network's weights, losses)
     if ds.X is None:
         if steps:
@@ -93,12 +95,14 @@ def build_graph(features_path, spec: dict, out, data_path=None) -> None:
     save_graph(out, graph, params=spec, inputs=_inputs(**inputs), build_seconds=time.perf_counter() - t0)
 
 
-def build_splits(data_path, dataset_id: str, protocol_id: str, spec: dict, out) -> None:
+def build_splits(data_path, dataset_id: str, protocol_id: str, spec: dict, out,
+                 data_params: dict | None = None) -> None:
+    """Every split of a protocol on a dataset file (``data_params``: as for :func:`build_features`)."""
     from ..datasets import load_dataset
     from ..splits import make_splits, save_splits
 
     t0 = time.perf_counter()
-    y = load_dataset(data_path).y
+    y = load_dataset(data_path, expect_params=data_params, rule="dataset").y
     roles = make_splits(y, spec, dataset_id, protocol_id)
     save_splits(out, roles, params={"protocol": spec, "dataset": dataset_id, "protocol_id": protocol_id},
                 inputs=_inputs(data=data_path), build_seconds=time.perf_counter() - t0)
