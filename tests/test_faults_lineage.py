@@ -77,6 +77,12 @@ def test_a_cache_file_of_another_dataset_is_refused_by_the_run_named_by_verify_a
     assert proc.returncode != 0, text[-3000:]
     assert f"Error in rule {refused_by}" in text and target in text, text[-3000:]
     assert sorted(map(str, mlflow_runs(ws))) == before  # nothing (right or wrong) reached MLflow
+    if swapped in ("graph", "pending runs"):  # verify's advice is a command that works
+        advice = next(p for p in problems if p.startswith(f"{target}: ") and "--forcerun" in p)
+        command = advice[advice.index("(snakemake ") + 1:].split(")")[0].replace("--cores N", "--cores 1")
+        assert command.startswith("snakemake --cores 1 --forcerun results/"), advice  # the default config
+        smk(ws, *command.split()[1:], env=env)
+        assert verify(ws) == []
     record(f"lineage: moons2b's {swapped} file over moons's", accepted_corrupt=0, inputs_silently_wrong=0,
            note=f"the {refused_by} job refuses {named} by name; verify names it; MLflow unchanged")
 

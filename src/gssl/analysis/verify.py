@@ -45,7 +45,7 @@ def verify_results(results) -> tuple[list[str], dict, list[str]]:
             infos[ledger] = json.loads(ledger.read_text())
         except (OSError, ValueError) as exc:
             problems.append(f"{ledger}: not a readable logging ledger ({exc!r}): rerun its logging "
-                            f"job (snakemake --forcerun mlflow_summary)")
+                            f"job (snakemake --configfile <the config you ran> --cores N --forcerun mlflow_summary)")
     expected = _expected_by_path(infos, results, problems)
     broken = set()  # cache files (resolved) with a problem: what is computed from them is not judged
     for path in sorted(results.rglob("*.h5"), key=lambda p: _chain_order(p, results)):
@@ -70,7 +70,7 @@ def verify_results(results) -> tuple[list[str], dict, list[str]]:
                             for p, sha in (info.get("pending") or {}).items()})
         except (OSError, ValueError, KeyError, TypeError, AttributeError) as exc:  # not a ledger
             found, outputs, n_runs = [f"{ledger}: not a readable logging ledger ({exc!r}): rerun its "
-                                      f"logging job (snakemake --forcerun mlflow_summary)"], set(), 0
+                                      f"logging job (snakemake --configfile <the config you ran> --cores N --forcerun mlflow_summary)"], set(), 0
         problems += found
         logged |= outputs
         counts["MLflow runs"] += n_runs
@@ -116,7 +116,26 @@ def verify_results(results) -> tuple[list[str], dict, list[str]]:
                      f"files it was computed from; could not check what each experiment's config expects of "
                      f"its cache files, which files are missing, nor anything in MLflow: that needs a "
                      f"logging job to have run (snakemake --cores N, to the end)")
+    command = _configfile_option(infos)
+    if command is not None:
+        problems = [p.replace(f"--configfile {PLACEHOLDER} ", command) for p in problems]
     return problems, counts, notes
+
+
+PLACEHOLDER = "<the config you ran>"
+
+
+def _configfile_option(infos: dict) -> str | None:
+    """``--configfile A B `` (or nothing, for the default config) as the ledgers recorded the
+    config files their logging jobs ran with; None where they do not agree or record none."""
+    recorded = [i.get("configfiles") if isinstance(i, dict) else None for i in infos.values()]
+    if not recorded or not all(isinstance(r, list) for r in recorded):
+        return None
+    found = {tuple(r) for r in recorded}
+    if len(found) != 1:
+        return None
+    files = [f for f in next(iter(found)) if Path(f).as_posix() != "config/config.yaml"]
+    return f"--configfile {' '.join(files)} " if files else ""
 
 
 RERUN = "snakemake --configfile <the config you ran> --cores N --forcerun <path>"
@@ -234,7 +253,7 @@ def _expected_by_path(infos: dict, results: Path, problems: list) -> dict[Path, 
                      for rel, want in caches.items()]
         except (AttributeError, KeyError, TypeError, ValueError) as exc:
             problems.append(f"{ledger}: its 'caches' are not readable ({exc!r}): rerun its logging job "
-                            f"(snakemake --forcerun mlflow_summary)")
+                            f"(snakemake --configfile <the config you ran> --cores N --forcerun mlflow_summary)")
             continue
         for path, params in found:
             out.setdefault(path, {})[params_hash(params)] = (params, ledger)
@@ -358,7 +377,8 @@ def _check_ledger(ledger: Path, info: dict, results: Path, stored: set) -> tuple
     for output, trees in info["runs"].items():
         path = _in_results(output, results, info.get("results"))
         if not path.exists():
-            problems.append(f"{ledger}: lists {path}, which does not exist (rerun the workflow)")
+            problems.append(f"{ledger}: lists {path}, which does not exist: rebuild it "
+                            f"({RERUN.replace('<path>', str(path))})")
             continue
         outputs.add(path.resolve())
         if path.name.endswith(".mlflow.json.gz"):  # a selection's run

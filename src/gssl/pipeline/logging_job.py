@@ -59,12 +59,13 @@ def check_lineage(results, outputs: list, blocks: dict, pending: list) -> None:
 
 
 def logging_job(tracking_uri: str, name: str, entry: dict, headline, inputs, out, caches: dict, log,
-                representations: list[dict] = ()) -> None:
+                representations: list[dict] = (), configfiles: list[str] | None = None) -> None:
     """Log experiment ``name`` and write ``out`` (``results/mlflow/<experiment>.summary.json``):
     ``inputs`` as rule mlflow_summary names them (runs, pending, grid_runs, tables); ``entry`` its
     config entry, ``headline`` its saved view's metric, ``caches`` what the ledger records for
     ``gssl verify`` (:func:`gssl.analysis.verify.expected_caches`), ``representations`` the runs
-    of the networks that learned features (:func:`gssl.pipeline.stages.representation_runs`)."""
+    of the networks that learned features (:func:`gssl.pipeline.stages.representation_runs`),
+    ``configfiles`` the config files Snakemake ran with (recorded: verify's advice names them)."""
     t_start = time.perf_counter()
     results = Path(out).parents[1]  # the ledger's paths start with it
     outputs = [*inputs.runs, *inputs.grid_runs]  # pending[i] belongs to outputs[i]; selections follow
@@ -95,6 +96,7 @@ def logging_job(tracking_uri: str, name: str, entry: dict, headline, inputs, out
         "n_split_runs": sum(len(b["splits"]) for p in inputs.runs for b in blocks[p]),
         "n_cells": len(by_cell), "n_job_runs": len(current), "n_logged_now": n_new,
         "tracking_uri": tracking_uri, "ui": ui_link(exp_id), "results": str(results),
-        "timings": timings, "runs": ledger, "pending": digests, "caches": caches}, indent=1) + "\n")
+        "timings": timings, "runs": ledger, "pending": digests, "caches": caches,
+        **({"configfiles": configfiles} if configfiles is not None else {})}, indent=1) + "\n")
     log.info("summary run %s over %d cells; %d runs logged now, %d current job runs; timings %s", sid,
              len(by_cell), n_new, len(current), timings)
