@@ -34,6 +34,27 @@ experiments name defined ids, solvers accept their parameters, protocols can be 
 read. An error names the key, the value and what is allowed. `gssl config check FILE...` runs the
 same checks and nothing else.
 
+### What a config can do
+
+A config is data: it names datasets, steps, solvers and folders, and runs no code of its own.
+
+- **No YAML templating.** Snakemake would run a config file's YTE template (`__use_yte__: true`,
+  Python in its keys) as it loads the file; gssl refuses such a file, in `gssl config check` and in
+  the workflow alike. Snakemake loads `--configfile` files before the workflow starts, so its
+  template has run by the time the workflow refuses it: check a config you did not write with
+  `gssl config check FILE` (which runs nothing) before you pass it to `snakemake`.
+- **Aliases are bounded.** YAML anchors and aliases (and merge keys, `<<: *base`) work; a file
+  whose aliases expand to more than 100,000 nodes (a "billion laughs") is refused in a fraction
+  of a second by `gssl config check` (Snakemake's own load of it still expands it first).
+- **Outputs stay in the results folder.** `results` must name a folder inside the working
+  directory, not the directory itself, not empty, not `/`; `results_outside_workdir: true` lets it
+  name a folder elsewhere (never the filesystem root or the working directory itself).
+- **A solver's import path runs its module.** `solver: package.module:ClassName` imports that
+  module (at `gssl config check`, at the workflow's start and in each job that fits it), which
+  runs its code, as an installed plugin's does: name only modules you trust.
+- **Tracking credentials are never printed.** A tracking URI's `user:password@` is shown as
+  `***@` in every message gssl prints or logs (the URI itself is used as given).
+
 The names a key may take from a registry (dataset sources, preprocessing steps, graph kinds,
 weights and Laplacians, neighbour search backends, solvers, protocol kinds) are not listed in the
 schema file: it marks such keys `x-gssl-registry: <name>` and gssl fills in the registry's names

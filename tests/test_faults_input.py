@@ -73,6 +73,16 @@ BAD_INPUTS = {
                                     "allowed: ['gamma_A', 'kernel']"),
     "noise: -1": ("datasets:\n  moons: {source: two_moons, params: {noise: -1}}\n",
                   "two_moons: noise must be a number >= 0, got -1"),
+    # issue 51: configs that cannot run code or write outside the results
+    "results: '' (empty)": ("results: ''\n", "results: '' is empty"),
+    "results: / (the filesystem root)": ("results: /\n", "results: '/' is the filesystem root"),
+    "results: . (the working directory)": ("results: .\n", "results: '.' is the working directory itself"),
+    "results: outside the working directory": ("results: ../elsewhere\n",
+                                               "results: '../elsewhere' is outside the working directory"),
+    "YAML templating (YTE)": ("__use_yte__: true\nseed: 3\n", "__use_yte__ turns on YAML templating (YTE)"),
+    "a YAML alias bomb (9^9 nodes)": ("a: &a [x, x, x, x, x, x, x, x, x]\n" + "".join(
+        f"{c}: &{c} [{', '.join([f'*{p}'] * 9)}]\n" for p, c in zip("abcdefgh", "bcdefghi")),
+        "its aliases expand to"),
 }
 
 
@@ -83,7 +93,7 @@ BAD_INPUTS = {
 # of check validate_config makes (the schema, a data-dependent check, the results folder)
 THROUGH_SNAKEMAKE = ("a key given twice", "YAML syntax error", "a list at the top level", "an empty file",
                      "a weights name that does not exist", "an unknown method id", "results: naming a file",
-                     "k >= n")
+                     "k >= n", "results: '' (empty)", "YAML templating (YTE)")
 
 
 def _bad_workspace(tmp_path, case):
@@ -106,6 +116,7 @@ def test_each_bad_input_is_refused_by_gssl_config_check_naming_it(tmp_path, case
         f"accepted by gssl config check: {case}"
     out = capsys.readouterr()
     assert _messages(case)[0] in out.out + out.err, (case, (out.out + out.err)[-2000:])
+    assert "Traceback" not in out.out + out.err
     assert not (ws / "results").exists()
     by = "both" if case in THROUGH_SNAKEMAKE else "gssl config check (Snakemake's parse runs the same check)"
     record(f"bad input: {case}", inputs_silently_wrong=0, note=f"refused by {by}, before any job")

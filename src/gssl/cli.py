@@ -10,7 +10,7 @@ import shutil
 import sys
 import textwrap
 
-from .errors import CacheError, ConfigError, GsslError
+from .errors import CacheError, ConfigError, GsslError, mask_credentials
 
 DESCRIPTION = """\
 The gssl command: inspect gssl cache files (graphs, features, ...), list and
@@ -262,7 +262,7 @@ def _verify(args) -> None:
 
     problems, counts, notes = verify_results(args.results)
     for problem in problems:
-        print(problem)
+        print(mask_credentials(problem))
     for note in notes:
         print(f"note: {note}")
     checked = ", ".join(f"{n} {what}" for what, n in counts.items())
@@ -398,7 +398,7 @@ def main(argv=None) -> int:
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return 0
     except GsslError as exc:
-        print(f"gssl: error: {exc}", file=sys.stderr)
+        print(f"gssl: error: {mask_credentials(exc)}", file=sys.stderr)
         return 1
     return 0
 

@@ -378,10 +378,48 @@ def role_counts(roles: np.ndarray) -> dict:
 
 
 # --------------------------------------------------------------------------- cache
+SEED_RULE = "seed_for(dataset, protocol_id, split): sha256 of canonical JSON [dataset, protocol_id, split]"
+
+
 def save_splits(path, roles: np.ndarray, params: dict, inputs: dict | None = None,
                 build_seconds: float | None = None) -> None:
+    """``params``: ``protocol`` (its spec), ``dataset`` and ``protocol_id``, the names the splits'
+    seeds are drawn from (:func:`seed_for`; the rule is recorded as attribute ``seeds``, split 0's
+    seed as ``seed_0``): all :func:`check_rederived` needs to draw them again."""
+    extra = {"seeds": SEED_RULE}
+    if {"dataset", "protocol_id"} <= set(params):
+        extra["seed_0"] = str(seed_for(params["dataset"], params["protocol_id"], 0))
     write_h5(path, "splits", {"roles": np.asarray(roles, dtype=np.int8)}, params, inputs,
-             build_seconds=build_seconds)
+             build_seconds=build_seconds, extra_attrs=extra)
+
+
+def check_rederived(path, roles: np.ndarray, y, params: dict, rule: str | None = "splits") -> None:
+    """Draw the splits of ``path`` again from the labels ``y`` and the protocol, dataset and
+    protocol id its ``params`` record, and refuse the file (CacheError naming it and the first
+    split and point that differ) unless they are its ``roles``: a split edited with its checksum
+    recomputed (labeled and unlabeled roles swapped, say) is not one the protocol draws."""
+    from .store.lineage import rebuild_hint
+
+    try:
+        want = make_splits(y, params["protocol"], params["dataset"], params["protocol_id"])
+    except (KeyError, TypeError) as exc:
+        raise CacheError(f"{path}: its params do not say how its splits were drawn ({exc!r}): "
+                         f"{rebuild_hint(path, rule)}") from None
+    except (ConfigError, SplitError) as exc:
+        raise CacheError(f"{path}: its protocol cannot be drawn on these labels ({exc}): "
+                         f"{rebuild_hint(path, rule)}") from None
+    if want.shape == roles.shape and np.array_equal(want, roles):
+        return
+    if want.shape != roles.shape:
+        what = f"{roles.shape[0]} splits of {roles.shape[1]} points, the protocol draws {want.shape}"
+    else:
+        s, i = np.argwhere(want != roles)[0]
+        what = (f"split {s}, point {i}: {ROLE_NAMES.get(int(roles[s, i]), roles[s, i])}, the protocol "
+                f"draws {ROLE_NAMES.get(int(want[s, i]), want[s, i])}; "
+                f"{int((want != roles).any(axis=1).sum())} of {want.shape[0]} splits differ")
+    raise CacheError(f"{path}: its splits are not those protocol {params['protocol_id']!r} draws on "
+                     f"dataset {params['dataset']!r} ({what}): the file was edited or belongs elsewhere: "
+                     f"{rebuild_hint(path, rule)}")
 
 
 def load_splits(path, expect_params: dict | None = None, rule: str | None = None) -> np.ndarray:

@@ -163,12 +163,6 @@ def raw_manifest(wildcards):
     return f"{RAW}/{source}/MANIFEST.json"
 
 
-def graph_data_input(wildcards):
-    if config["graphs"][wildcards.graph]["kind"] == "precomputed":
-        return rules.dataset.output[0]
-    return []
-
-
 def run_json(job):
     """A solve job's output: one cell (or a block of its splits), one record per split."""
     return paths.path(RESULTS, paths.RUNS, suffix=".json", **job)

@@ -4,7 +4,7 @@
 rule graph:
     input:
         features=rules.features.output[0],
-        data=graph_data_input,
+        data=rules.dataset.output[0],  # what the features were built from: lineage checked
     output:
         results_pattern(paths.GRAPH),
     log:

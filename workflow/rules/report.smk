@@ -98,6 +98,7 @@ rule mlflow_summary:
         tracking_uri=TRACKING_URI,
         experiment=lambda wc: config["experiments"][wc.experiment],
         headline=lambda wc: expected_headline(config, wc.experiment),
+        configfiles=[str(f) for f in workflow.configfiles],  # verify's advice names them
         code=code_hash("gssl.pipeline.logging_job", "gssl.tracking.client", "gssl.tracking.store"),  # new saved views reach existing stores
     resources:
         mem_mb=per_attempt(2000),

@@ -10,6 +10,7 @@ rule solve:
         features=rules.features.output[0],
         graph=rules.graph.output[0],
         splits=rules.splits.output[0],
+        data=rules.dataset.output[0],  # the three files above are checked against it (lineage)
         chosen=chosen_params,
     output:
         json=results_pattern(paths.RUNS, suffix=".json"),
@@ -45,6 +46,7 @@ rule solve_grid:
         features=rules.features.output[0],
         graph=rules.graph.output[0],
         splits=rules.splits.output[0],
+        data=rules.dataset.output[0],
     output:
         json=results_pattern(paths.SELECTION, suffix=".json"),
         runs=results_pattern(paths.SELECTION, suffix=".mlflow.json.gz"),

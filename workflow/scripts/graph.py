@@ -3,7 +3,6 @@ from gssl.pipeline.jobs import job_context
 from gssl.pipeline.stages import build_graph
 
 with job_context(snakemake.log[0], snakemake.threads) as log:
-    data = snakemake.input.data or None
     build_graph(snakemake.input.features, snakemake.params.spec, snakemake.output[0],
-                data_path=data if isinstance(data, str) else (data[0] if data else None))
+                data_path=snakemake.input.data)
     log.info("wrote %s", snakemake.output[0])

@@ -10,4 +10,5 @@ with job_context(sm.log[0]) as log:
     name = sm.wildcards.experiment
     logging_job(sm.params.tracking_uri, name, sm.params.experiment, sm.params.headline, sm.input, sm.output[0],
                 expected_caches(sm.config, name), log,
-                representations=representation_runs(sm.input.learned, sm.input.loss_plots, name))
+                representations=representation_runs(sm.input.learned, sm.input.loss_plots, name),
+                configfiles=list(sm.params.configfiles))

@@ -12,7 +12,7 @@ with job_context(sm.log[0], sm.threads) as log:
     p = sm.params
     runs = JobRuns(wc, splits, whole_cell=len(splits) == p.n_splits, rule=sm.rule, stage=p.stage, code=p.code,
                    output=sm.output[0], input_tags=input_tags(sm.input.features, sm.input.graph,
-                                                              sm.input.splits, p.provenance),
+                                                              sm.input.splits, p.provenance, sm.input.data),
                    spec={"graph": p.graph_spec, "preprocessing": {"steps": p.prep_steps},
                          "protocol": p.protocol_spec, "seed": p.seed})
     write_pending(sm.output.runs, solve_job(sm.input, p, wc, splits, runs, sm.output.json, log))

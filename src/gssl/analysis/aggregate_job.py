@@ -83,7 +83,18 @@ def statistics(runs, cells_mean, out, experiment: str, log) -> None:
 
 def aggregate_job(run_paths: list, out, experiment: str, entry: dict, labels: dict, log) -> None:
     """Rule aggregate's outputs ``out`` (csv, md, html, plot, stats_csv, stats_md, stats_html, ranks,
-    boxes, cd, heatmap) from the solve jobs' outputs ``run_paths``."""
+    boxes, cd, heatmap) from the solve jobs' outputs ``run_paths``, each first checked against its
+    place and the cache files it was computed from (:func:`gssl.pipeline.lineage.check_job_output`)."""
+    from pathlib import Path
+
+    from ..errors import CacheError
+    from ..pipeline.lineage import check_job_output
+
+    results = Path(out.csv).parents[1]  # results/tables/<experiment>.csv
+    problems = [p for path in run_paths for p in check_job_output(results, path)]
+    if problems:
+        raise CacheError(f"{len(problems)} job outputs were not computed from the files in their place:\n  "
+                         + "\n  ".join(problems))
     runs = load_runs(run_paths)
     cells = aggregate(runs)  # per cell mean, std, SE and count: both parts start from it
     n_rows = results_table(runs, cells, out, experiment, entry, labels)

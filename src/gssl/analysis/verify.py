@@ -27,6 +27,7 @@ import math
 from pathlib import Path
 
 from ..errors import CacheError, GsslError
+from ..pipeline.lineage import cache_links, cell_files, check_cache_link, check_job_output, job_cell
 
 
 def verify_results(results) -> tuple[list[str], dict, list[str]]:
@@ -44,11 +45,23 @@ def verify_results(results) -> tuple[list[str], dict, list[str]]:
             infos[ledger] = json.loads(ledger.read_text())
         except (OSError, ValueError) as exc:
             problems.append(f"{ledger}: not a readable logging ledger ({exc!r}): rerun its logging "
-                            f"job (snakemake --forcerun mlflow_summary)")
+                            f"job (snakemake --configfile <the config you ran> --cores N --forcerun mlflow_summary)")
     expected = _expected_by_path(infos, results, problems)
-    for path in sorted(results.rglob("*.h5")):
+    broken = set()  # cache files (resolved) with a problem: what is computed from them is not judged
+    for path in sorted(results.rglob("*.h5"), key=lambda p: _chain_order(p, results)):
+        if path.name.startswith("."):
+            continue
         counts["cache files"] += 1
-        problems += _check_cache_file(path, results, expected.get(path.resolve(), {}))
+        found = _check_cache_file(path, results, expected.get(path.resolve(), {}))
+        if not found and not _upstream_broken(results, path, broken):  # the first link that breaks
+            found = check_cache_link(results, path) or _check_splits_drawn(results, path)
+        if found:
+            broken.add(path.resolve())
+        problems += found
+    missing = sorted(p for p in expected if not p.exists())
+    problems += [f"{_shown(p, results)}: missing (a cache file its experiment's jobs read): rebuild it "
+                 f"({RERUN})" for p in missing]
+    counts["missing cache files"] = len(missing)
     logged, pending, stored = set(), {}, set()
     for ledger, info in infos.items():
         try:
@@ -57,7 +70,7 @@ def verify_results(results) -> tuple[list[str], dict, list[str]]:
                             for p, sha in (info.get("pending") or {}).items()})
         except (OSError, ValueError, KeyError, TypeError, AttributeError) as exc:  # not a ledger
             found, outputs, n_runs = [f"{ledger}: not a readable logging ledger ({exc!r}): rerun its "
-                                      f"logging job (snakemake --forcerun mlflow_summary)"], set(), 0
+                                      f"logging job (snakemake --configfile <the config you ran> --cores N --forcerun mlflow_summary)"], set(), 0
         problems += found
         logged |= outputs
         counts["MLflow runs"] += n_runs
@@ -73,6 +86,19 @@ def verify_results(results) -> tuple[list[str], dict, list[str]]:
             found = [f"{path}: in no experiment's logging ledger: its runs were never logged (run the "
                      f"workflow to the end: snakemake --cores N)"]
         problems += found
+    gone = sorted(p for p in pending if not p.exists())
+    problems += [f"{_shown(p, results)}: missing (the runs its job left to log; its ledger "
+                 f"{pending[p][1].name} logged them): rebuild it with its job's output "
+                 f"({RERUN.replace('<path>', str(_shown(p, results)))})" for p in gone]
+    for folder in ("runs", "selection"):
+        for path in sorted((results / folder).rglob("*.json")):
+            if path.name.startswith("."):
+                continue
+            cell = job_cell(results, path)
+            if cell is None or any(Path(f).resolve() in broken for f in cell_files(results, cell).values()):
+                continue  # named above: the cache file it was computed from
+            twin = path.with_name(path.name[:-len(".json")] + ".mlflow.json.gz")
+            problems += check_job_output(results, path, trees=_trees(twin), pending=twin)
     for path in sorted((results / "runs").rglob("*.json")):
         counts["job outputs"] += 1
         if path.resolve() in logged or path.name.startswith("."):
@@ -84,7 +110,90 @@ def verify_results(results) -> tuple[list[str], dict, list[str]]:
             problems.append(f"{path}: in no experiment's logging ledger: its runs were never logged "
                             f"(run the workflow to the end: snakemake --cores N)")
     counts["orphaned job outputs"] = len(notes)
+    if not infos:
+        notes.append(f"no logging ledger in {results / 'mlflow'} (no experiment logged yet): checked each cache "
+                     f"file (checksums, lineage, splits drawn again) and each job output against the cache "
+                     f"files it was computed from; could not check what each experiment's config expects of "
+                     f"its cache files, which files are missing, nor anything in MLflow: that needs a "
+                     f"logging job to have run (snakemake --cores N, to the end)")
+    command = _configfile_option(infos)
+    if command is not None:
+        problems = [p.replace(f"--configfile {PLACEHOLDER} ", command) for p in problems]
     return problems, counts, notes
+
+
+PLACEHOLDER = "<the config you ran>"
+
+
+def _configfile_option(infos: dict) -> str | None:
+    """``--configfile A B `` (or nothing, for the default config) as the ledgers recorded the
+    config files their logging jobs ran with; None where they do not agree or record none."""
+    recorded = [i.get("configfiles") if isinstance(i, dict) else None for i in infos.values()]
+    if not recorded or not all(isinstance(r, list) for r in recorded):
+        return None
+    found = {tuple(r) for r in recorded}
+    if len(found) != 1:
+        return None
+    files = [f for f in next(iter(found)) if Path(f).as_posix() != "config/config.yaml"]
+    return f"--configfile {' '.join(files)} " if files else ""
+
+
+RERUN = "snakemake --configfile <the config you ran> --cores N --forcerun <path>"
+
+
+def _trees(pending: Path) -> list | None:
+    """The run trees of a pending-runs file, or None where it is missing or unreadable (named by
+    the pending files' own check)."""
+    from ..tracking.records import read_pending
+
+    try:
+        return read_pending(pending) if pending.exists() else None
+    except GsslError:
+        return None
+
+
+def _shown(path: Path, results: Path) -> Path:
+    """``path`` as under the results folder given (the ledgers' paths are resolved)."""
+    try:
+        return results / path.relative_to(results.resolve())
+    except ValueError:
+        return path
+
+
+def _chain_order(path: Path, results: Path) -> tuple:
+    """data, features, graphs, splits, then the rest: upstream before what is built from it."""
+    try:
+        top = path.relative_to(results).parts[0]
+    except ValueError:
+        top = ""
+    order = {"data": 0, "features": 1, "graphs": 2, "splits": 3}
+    return order.get(top, 4), str(path)
+
+
+def _upstream_broken(results: Path, path: Path, broken: set) -> bool:
+    found = cache_links(results, path)
+    return found is not None and any(Path(p).resolve() in broken for p in found[1].values())
+
+
+def _check_splits_drawn(results: Path, path: Path) -> list[str]:
+    """A splits file drawn again from its dataset's labels and its recorded protocol."""
+    found = cache_links(results, path)
+    if found is None or found[0] != "splits" or not Path(found[1]["data"]).exists():
+        return []
+    from ..datasets.store import load_dataset
+    from ..splits import check_rederived, load_splits
+    from ..store.h5io import read_attrs
+
+    try:
+        drawn = read_attrs(path)["params"]
+        if not {"protocol", "dataset", "protocol_id"} <= set(drawn):
+            return [f"{path}: its params do not record how its splits were drawn: rebuild it "
+                    f"({RERUN.replace('<path>', str(path))})"]
+        y = load_dataset(found[1]["data"], rule="dataset").y
+        check_rederived(path, load_splits(path, rule="splits"), y, drawn)
+    except CacheError as exc:
+        return [str(exc)]
+    return []
 
 
 def _orphan(pending: Path, shas: dict, stored: set) -> bool:
@@ -144,7 +253,7 @@ def _expected_by_path(infos: dict, results: Path, problems: list) -> dict[Path, 
                      for rel, want in caches.items()]
         except (AttributeError, KeyError, TypeError, ValueError) as exc:
             problems.append(f"{ledger}: its 'caches' are not readable ({exc!r}): rerun its logging job "
-                            f"(snakemake --forcerun mlflow_summary)")
+                            f"(snakemake --configfile <the config you ran> --cores N --forcerun mlflow_summary)")
             continue
         for path, params in found:
             out.setdefault(path, {})[params_hash(params)] = (params, ledger)
@@ -268,7 +377,8 @@ def _check_ledger(ledger: Path, info: dict, results: Path, stored: set) -> tuple
     for output, trees in info["runs"].items():
         path = _in_results(output, results, info.get("results"))
         if not path.exists():
-            problems.append(f"{ledger}: lists {path}, which does not exist (rerun the workflow)")
+            problems.append(f"{ledger}: lists {path}, which does not exist: rebuild it "
+                            f"({RERUN.replace('<path>', str(path))})")
             continue
         outputs.add(path.resolve())
         if path.name.endswith(".mlflow.json.gz"):  # a selection's run

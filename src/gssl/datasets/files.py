@@ -113,22 +113,68 @@ class FileSource:
                 "id": self.id, "keys": dict(self.keys), **({"sep": self.sep} if self.sep else {})}
 
     def check_exists(self) -> None:
+        """Each file a regular file: a missing one, a directory, a FIFO (reading it would wait for
+        a writer) or a device is named as what it is."""
         for p in self.files:
-            if not p.is_file():
-                raise DatasetError(f"data file {p} does not exist (working directory {Path.cwd()}); "
+            what = _not_a_file(p)
+            if what:
+                raise DatasetError(f"data file {p} {what} (working directory {Path.cwd()}); "
                                    f"fix path: in the config (relative paths are relative to where "
                                    f"snakemake runs)")
 
     def read(self, name: str = "") -> Dataset:
+        """The dataset; any failure of a reader (a parser's own exception, memory) is a
+        DatasetError naming the file and, where the parser gives it, the line, never the
+        file's content."""
         self.check_exists()
         reader = {"csv": read_table, "tsv": read_table, "npz": _read_arrays, "h5": _read_arrays,
                   "mat": _read_arrays, "npy": _read_npy, "svmlight": _read_svmlight, "mtx": _read_mtx}
-        X, y, classes, W, extra = reader[self.format](self)
+        try:
+            X, y, classes, W, extra = reader[self.format](self)
+        except (DatasetError, ConfigError):
+            raise
+        except MemoryError:
+            raise DatasetError(f"{self.path}: reading it as {self.format} ran out of memory; check the "
+                               f"sizes it declares (or give a smaller file)") from None
+        except Exception as exc:  # noqa: BLE001 - a parser's own: named, its text (file content) left out
+            raise DatasetError(f"{self.path}: cannot be read as {self.format}: {_parser_failure(exc)}") from None
         ds = Dataset(name, X, y, classes, W=W, meta={
             "source": "file", "format": self.format, "n_unlabeled_rows": int((y < 0).sum()),
             "files": {str(p): file_sha256(p) for p in self.files}, **extra})
         _check_dataset(ds, self.path)
         return ds
+
+
+def _not_a_file(path: Path) -> str | None:
+    """What ``path`` is, where it is not a regular file: the words of an error message."""
+    import stat
+
+    try:
+        mode = path.stat().st_mode
+    except FileNotFoundError:
+        return "does not exist"
+    except OSError as exc:
+        return f"cannot be opened ({exc.strerror})"
+    if stat.S_ISDIR(mode):
+        return "is a directory, not a file"
+    if stat.S_ISFIFO(mode):
+        return "is a FIFO (a named pipe), not a file: gssl reads (and checksums) regular files only"
+    if stat.S_ISSOCK(mode):
+        return "is a socket, not a file"
+    if stat.S_ISCHR(mode) or stat.S_ISBLK(mode):
+        return "is a device, not a file"
+    if not stat.S_ISREG(mode):
+        return "is not a regular file"
+    return None
+
+
+def _parser_failure(exc: BaseException) -> str:
+    """A parser's exception in words that name its type and the line it gives, and nothing of
+    the message itself (which may quote the file)."""
+    import re
+
+    m = re.search(r"\bline[: ]+(\d+)", str(exc), flags=re.IGNORECASE)
+    return f"{type(exc).__name__} at line {m.group(1)}" if m else f"{type(exc).__name__} (no line given)"
 
 
 def _suffix(path: Path) -> str:
@@ -170,7 +216,7 @@ def _load_arrays(src: FileSource, keys: dict) -> dict:
                 names = set(f.files)
                 out = {k: f[v] for k, v in keys.items() if v in names}
         except (OSError, ValueError) as exc:
-            raise DatasetError(f"{src.path}: cannot read as .npz ({exc})") from None
+            raise DatasetError(f"{src.path}: cannot read as .npz: {_parser_failure(exc)}") from None
         return {**out, "_all": names}
     if src.format == "mat" and not _is_hdf5(src.path):  # v7.3 files are HDF5
         import scipy.io
@@ -178,7 +224,7 @@ def _load_arrays(src: FileSource, keys: dict) -> dict:
         try:
             mat = scipy.io.loadmat(src.path)
         except Exception as exc:  # scipy raises several types for files it cannot parse
-            raise DatasetError(f"{src.path}: cannot read as a MATLAB file ({exc})") from None
+            raise DatasetError(f"{src.path}: cannot read as a MATLAB file: {_parser_failure(exc)}") from None
         names = {k for k in mat if not k.startswith("__")}
         return {**{k: mat[v] for k, v in keys.items() if v in names}, "_all": names}
     return _load_hdf5(src, keys)
@@ -212,7 +258,7 @@ def _load_hdf5(src: FileSource, keys: dict) -> dict:
                         out[k] = np.asarray([x.decode() if isinstance(x, bytes) else x for x in np.ravel(a)],
                                             dtype=object)
     except OSError as exc:
-        raise DatasetError(f"{src.path}: cannot read as HDF5 ({exc})") from None
+        raise DatasetError(f"{src.path}: cannot read as HDF5: {_parser_failure(exc)}") from None
     return {**out, "_all": names}
 
 
@@ -300,9 +346,13 @@ def check_weights(W, path) -> sp.csr_matrix:
 
 
 def _read_labels_file(path: Path):
-    if path.suffix.lower() == ".npy":
-        return np.load(path, allow_pickle=False)
-    lines = path.read_text().splitlines()
+    try:
+        if path.suffix.lower() == ".npy":
+            return np.load(path, allow_pickle=False)
+        lines = path.read_text(encoding="utf-8").splitlines()
+    except (OSError, ValueError) as exc:  # UnicodeDecodeError is a ValueError
+        raise DatasetError(f"{path}: not a labels file gssl reads (a .npy array, or UTF-8 text with one "
+                           f"label per line): {_parser_failure(exc)}") from None
     while lines and not lines[-1].strip():  # a trailing newline is not an unlabeled point
         lines.pop()
     return np.asarray(lines, dtype=object)
@@ -312,7 +362,7 @@ def _read_npy(src: FileSource):
     try:
         X = np.load(src.path, allow_pickle=False)
     except (OSError, ValueError) as exc:
-        raise DatasetError(f"{src.path}: cannot read as .npy ({exc})") from None
+        raise DatasetError(f"{src.path}: cannot read as .npy: {_parser_failure(exc)}") from None
     y, classes = encode_labels(_read_labels_file(src.labels), str(src.labels))
     return check_features(X, src.path), y, classes, None, {}
 
@@ -323,19 +373,92 @@ def _read_svmlight(src: FileSource):
     try:
         X, y = load_svmlight_file(str(src.path), dtype=np.float64)
     except ValueError as exc:
-        raise DatasetError(f"{src.path}: not an svmlight/libsvm file ({exc})") from None
+        raise DatasetError(f"{src.path}: not an svmlight/libsvm file: {_parser_failure(exc)}") from None
     y, classes = encode_labels(y, str(src.path))
     return check_features(X, src.path), y, classes, None, {}
+
+
+# the most memory a data file's declared sizes may ask for before it is read: a bound, not a
+# budget (the job's own memory is what limits it), so that a header's typo costs an error, not
+# the machine; GSSL_MAX_DATA_BYTES overrides it
+def max_data_bytes() -> int:
+    env = os.environ.get("GSSL_MAX_DATA_BYTES")
+    if env:
+        return int(float(env))
+    try:
+        return os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES") // 2
+    except (ValueError, OSError, AttributeError):
+        return 8 << 30
+
+
+def check_mtx_header(path: Path, n_points: int | None = None) -> None:
+    """A Matrix Market file's banner and size line read (nothing else) and checked before any
+    allocation: a square matrix (a graph's W) of ``n_points`` rows where given (the labels
+    file's count), entries that fit in the file's bytes (each takes
+    at least 4 for a pattern, 6 with a value), and the memory its sizes ask for within
+    :func:`max_data_bytes`. DatasetError naming the file and the line, never its content."""
+    size = path.stat().st_size
+    with open(path, "rb") as fh:
+        banner = fh.readline(1024)
+        if not banner.lower().startswith(b"%%matrixmarket"):
+            raise DatasetError(f"{path}: line 1 is not a Matrix Market banner (%%MatrixMarket matrix ...)")
+        fields = banner.decode("ascii", "replace").lower().split()
+        layout = fields[2] if len(fields) > 2 else ""
+        pattern = "pattern" in fields
+        symmetric = any(f in ("symmetric", "skew-symmetric", "hermitian") for f in fields)
+        line_no, line = 1, b""
+        while True:
+            line = fh.readline(1024)
+            line_no += 1
+            if not line:
+                raise DatasetError(f"{path}: no size line after the banner and comments")
+            if line.strip() and not line.lstrip().startswith(b"%"):
+                break
+    try:
+        sizes = [int(x) for x in line.split()]
+    except ValueError:
+        raise DatasetError(f"{path}: line {line_no}, the size line, is not whole numbers") from None
+    want = 3 if layout == "coordinate" else 2
+    if len(sizes) != want or min(sizes) < 0:
+        raise DatasetError(f"{path}: line {line_no}, the size line, has {len(sizes)} numbers; a {layout or 'Matrix Market'} "
+                           f"file gives {want} (rows, columns{', entries' if want == 3 else ''}), none negative")
+    rows, cols = sizes[:2]
+    if rows != cols:
+        raise DatasetError(f"{path}: line {line_no} declares a {rows:,} x {cols:,} matrix; a graph's weight "
+                           f"matrix is square")
+    if n_points is not None and rows != n_points:
+        raise DatasetError(f"{path}: line {line_no} declares a {rows:,} x {cols:,} matrix, but its labels file "
+                           f"gives {n_points:,} points: one row and column per point")
+    if layout == "coordinate":
+        entries = sizes[2]
+        if entries > rows * cols:
+            raise DatasetError(f"{path}: line {line_no} declares {entries:,} entries in a {rows:,} x {cols:,} matrix")
+        least = entries * (4 if pattern else 6)
+        if least > size:
+            raise DatasetError(f"{path}: line {line_no} declares {entries:,} entries, which take at least "
+                               f"{least:,} bytes, but the file has {size:,}: it is truncated, or its size line is wrong")
+        need = 8 * (rows + 1) + 16 * entries * (2 if symmetric else 1) * 2  # COO read, then CSR
+    else:
+        need = 8 * rows * cols
+        if rows * cols * 2 > size:  # each value at least a digit and a line break
+            raise DatasetError(f"{path}: line {line_no} declares {rows * cols:,} values, but the file has "
+                               f"{size:,} bytes: it is truncated, or its size line is wrong")
+    bound = max_data_bytes()
+    if need > bound:
+        raise DatasetError(f"{path}: line {line_no} declares a {rows:,} x {cols:,} matrix that needs about "
+                           f"{need / 2**30:.1f} GiB to read, over the bound of {bound / 2**30:.1f} GiB (half "
+                           f"this machine's memory; GSSL_MAX_DATA_BYTES sets it)")
 
 
 def _read_mtx(src: FileSource):
     import scipy.io
 
+    y, classes = encode_labels(_read_labels_file(src.labels), str(src.labels))
+    check_mtx_header(src.path, n_points=y.size)
     try:
         W = scipy.io.mmread(src.path)
     except (ValueError, OSError) as exc:
-        raise DatasetError(f"{src.path}: not a Matrix Market file ({exc})") from None
-    y, classes = encode_labels(_read_labels_file(src.labels), str(src.labels))
+        raise DatasetError(f"{src.path}: not a Matrix Market file: {_parser_failure(exc)}") from None
     return None, y, classes, check_weights(W, src.path), {}
 
 

@@ -58,7 +58,7 @@ def read_table(src):
         dup = ids[ids.duplicated(keep=False)]
         if len(dup):
             lines = [int(i) + 2 for i in dup.index[:6]]
-            raise DatasetError(f"{src.path}: id column {ident!r} repeats {dup.iloc[0]!r} (lines "
+            raise DatasetError(f"{src.path}: id column {ident!r} repeats an id (lines "
                                f"{lines}; {dup.nunique()} ids repeated): each point needs its own "
                                f"id; remove the duplicated rows")
     return X, y, classes, None, extra
@@ -101,13 +101,17 @@ def _check_ragged(path: Path, sep: str) -> None:
 
 def _check_header(path: Path, header: list, sep: str) -> None:
     """A header of distinct names, split by the separator the file uses."""
-    if len(header) == 1:
+    if len(header) == 1:  # not a table with this separator: its content is not shown (any file
+        # can be named as data, a system file too, and the message must not echo it)
         likely = [s for s in _LIKELY_SEPARATORS if s != sep and header[0].count(s) >= 1]
         if likely:
             shown = "a tab" if likely[0] == "\t" else repr(likely[0])
-            raise DatasetError(f"{path}: the header is one field ({header[0][:60]!r}...) split by "
+            raise DatasetError(f"{path}: line 1, the header, is one field ({len(header[0])} characters) split by "
                                f"{sep!r}; the file looks {shown}-separated: add sep: "
                                f"{likely[0]!r} to its dataset entry")
+        raise DatasetError(f"{path}: line 1, the header, is one field ({len(header[0])} characters) split by "
+                           f"{sep!r}: not a table of named columns; give a {'CSV' if sep == ',' else 'table'} "
+                           f"with a header row, or its separator with sep:")
     seen: dict = {}
     for i, name in enumerate(header):
         seen.setdefault(name.strip(), []).append(i)
@@ -128,9 +132,9 @@ def _numeric(frame, path: Path) -> np.ndarray:
     if bad.any().any():
         col = bad.any()[bad.any()].index[0]
         row = int(bad[col].to_numpy().nonzero()[0][0])
-        raise DatasetError(f"{path}: feature column {col!r} is not numeric (line {row + 2}: "
-                           f"{frame[col].iloc[row]!r}); give features: the numeric columns, or "
-                           f"encode this one as numbers")
+        raise DatasetError(f"{path}: feature column {col!r} is not numeric (line {row + 2}: a value of "
+                           f"{len(str(frame[col].iloc[row]))} characters that is not a number); give "
+                           f"features: the numeric columns, or encode this one as numbers")
     X = values.to_numpy(dtype=np.float64)
     check_finite_values(X, path, list(frame.columns))
     return X

@@ -26,12 +26,29 @@ def validate_config(config: dict, schema_path=None) -> dict:
         if "default" in sub:
             config.setdefault(key, sub["default"])
     check_references(config)
-    _check_results_folder(config["results"])
+    _check_results_folder(config["results"], config.get("results_outside_workdir", False))
     return config
 
 
-def _check_results_folder(results) -> None:
+def _check_results_folder(results, outside_allowed: bool = False) -> None:
+    """The results folder: a folder (not a file), neither empty nor the filesystem root nor the
+    working directory itself (the workflow writes data/, runs/, ... right under it), and inside
+    the working directory unless ``results_outside_workdir`` says otherwise."""
+    if not str(results).strip():
+        raise ConfigError("results: '' is empty: the outputs would go to data/, runs/, ... at the filesystem "
+                          "root or the working directory; name a folder, e.g. results: results")
     path = Path(results)
+    where = Path.cwd().resolve()
+    full = (where / path).resolve()
+    if full == Path(full.anchor):
+        raise ConfigError(f"results: {str(results)!r} is the filesystem root: name a folder, e.g. results: results")
+    if full == where:
+        raise ConfigError(f"results: {str(results)!r} is the working directory itself: the outputs (data/, "
+                          "runs/, ...) would mix with the workflow's files; name a folder in it, e.g. "
+                          "results: results")
+    if not outside_allowed and where not in full.parents:
+        raise ConfigError(f"results: {str(results)!r} is outside the working directory ({full}): name a folder "
+                          "in it (results: results), or set results_outside_workdir: true to write there")
     for folder in (path, *path.parents):
         if folder.exists() and not folder.is_dir():
             raise ConfigError(f"results: {str(results)!r} cannot be the results folder: {str(folder)!r} "

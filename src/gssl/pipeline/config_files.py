@@ -30,15 +30,39 @@ def _strict_mapping(loader, node, deep=False):
 _StrictLoader.add_constructor(yaml.resolver.BaseResolver.DEFAULT_MAPPING_TAG, _strict_mapping)
 
 
+# a config is data: its nodes once aliases are expanded (the default config has a few hundred; a
+# "billion laughs" of nested aliases has 10^9 and costs minutes wherever it is walked)
+MAX_NODES = 100_000
+YTE_KEY = "__use_yte__"  # Snakemake's switch for YAML templating (YTE): Python run at load time
+
+
 def load_yaml(path) -> dict:
     """A config file as a mapping. ConfigError, naming the file, for a YAML syntax error, a key
-    given twice in one mapping, an empty file, or a top level that is not a mapping."""
+    given twice in one mapping, an empty file, a top level that is not a mapping, aliases that
+    expand past :data:`MAX_NODES` nodes, or YAML templating (``__use_yte__``: gssl configs are
+    data, never code; see docs/configuration.md, "What a config can do")."""
     try:
-        data = yaml.load(Path(path).read_text(), Loader=_StrictLoader)  # noqa: S506 - a SafeLoader
+        loader = _StrictLoader(Path(path).read_text())
+        try:
+            node = loader.get_single_node()
+            if node is not None:
+                n = _expanded_size(node, {}, set())
+                if n > MAX_NODES:
+                    raise ConfigError(f"its aliases expand to {n:,} or more nodes (at most {MAX_NODES:,}): "
+                                      "a config is data; write it out, or use fewer nested aliases")
+            data = loader.construct_document(node) if node is not None else None
+        finally:
+            loader.dispose()
     except ConfigError as exc:
         raise ConfigError(f"{path}: {exc}") from None
     except yaml.YAMLError as exc:
         raise ConfigError(f"{path} is not valid YAML: {exc}") from None
+    except RecursionError:
+        raise ConfigError(f"{path}: nested too deeply (or an alias refers to itself)") from None
+    if isinstance(data, dict) and YTE_KEY in data:
+        raise ConfigError(f"{path}: {YTE_KEY} turns on YAML templating (YTE), which runs Python code "
+                          "when the file is loaded; gssl configs are data: remove it and write the values "
+                          "out (note: Snakemake has already run the template when it loaded the file)")
     if data is None:  # Snakemake refuses an empty config file too
         raise ConfigError(f"{path} is empty (or only comments): give config keys (datasets:, "
                           "methods:, ...) or leave the file out")
@@ -46,6 +70,31 @@ def load_yaml(path) -> dict:
         raise ConfigError(f"{path}: the top level must be a mapping of config keys (datasets:, "
                           f"methods:, ...), got a {type(data).__name__}")
     return data
+
+
+def _expanded_size(node, sizes: dict, active: set) -> int:
+    """The number of nodes ``node`` stands for once every alias is expanded (an alias is the very
+    node object its anchor made: counted once per use, computed once), stopping past MAX_NODES."""
+    key = id(node)
+    if key in sizes:
+        return sizes[key]
+    if key in active:
+        raise ConfigError("an alias refers to a node that contains it (a recursive structure)")
+    active.add(key)
+    total = 1
+    if isinstance(node, yaml.SequenceNode):
+        children = node.value
+    elif isinstance(node, yaml.MappingNode):
+        children = [n for pair in node.value for n in pair]
+    else:
+        children = []
+    for child in children:
+        total += _expanded_size(child, sizes, active)
+        if total > MAX_NODES:
+            break
+    active.discard(key)
+    sizes[key] = total
+    return total
 
 
 def load_yaml_files(paths) -> dict:

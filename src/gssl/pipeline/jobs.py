@@ -9,7 +9,7 @@ import sys
 import traceback
 from pathlib import Path
 
-from ..errors import GsslError
+from ..errors import GsslError, mask_credentials
 
 
 @contextlib.contextmanager
@@ -34,8 +34,8 @@ def job_context(log_path, threads: int = 1):
         with threadpool_limits(limits=max(1, int(threads))), numba_threads(threads):
             yield logging.getLogger("gssl.job")
     except BaseException as exc:
-        what = str(exc) if isinstance(exc, GsslError) else f"{type(exc).__name__}: {exc}"
-        root.error("job failed: %s\n%s", what, traceback.format_exc())
+        what = mask_credentials(str(exc) if isinstance(exc, GsslError) else f"{type(exc).__name__}: {exc}")
+        root.error("job failed: %s\n%s", what, mask_credentials(traceback.format_exc()))
         print(f"gssl job failed: {what} (log: {log_path})", file=sys.stderr)
         raise
     finally:

@@ -41,26 +41,45 @@ def cell_runs(name: str, by_cell: dict) -> list[dict]:
     return cells
 
 
+def check_lineage(results, outputs: list, blocks: dict, pending: list) -> None:
+    """Every job output, and the runs its pending-runs file holds, computed from the cache files
+    now in its cell's place (:func:`gssl.pipeline.lineage.check_job_output`): CacheError naming
+    each that is not, before anything is logged."""
+    from ..errors import CacheError
+    from ..tracking.records import read_pending
+    from .lineage import check_job_output
+
+    problems = []
+    for i, path in enumerate(outputs):
+        trees = read_pending(pending[i]) if i < len(pending) else None
+        problems += check_job_output(results, path, blocks[path], trees, pending[i] if trees else None)
+    if problems:
+        raise CacheError(f"{len(problems)} job outputs were not computed from the files in their place; "
+                         f"nothing was logged:\n  " + "\n  ".join(problems))
+
+
 def logging_job(tracking_uri: str, name: str, entry: dict, headline, inputs, out, caches: dict, log,
-                representations: list[dict] = ()) -> None:
+                representations: list[dict] = (), configfiles: list[str] | None = None) -> None:
     """Log experiment ``name`` and write ``out`` (``results/mlflow/<experiment>.summary.json``):
     ``inputs`` as rule mlflow_summary names them (runs, pending, grid_runs, tables); ``entry`` its
     config entry, ``headline`` its saved view's metric, ``caches`` what the ledger records for
     ``gssl verify`` (:func:`gssl.analysis.verify.expected_caches`), ``representations`` the runs
-    of the networks that learned features (:func:`gssl.pipeline.stages.representation_runs`)."""
+    of the networks that learned features (:func:`gssl.pipeline.stages.representation_runs`),
+    ``configfiles`` the config files Snakemake ran with (recorded: verify's advice names them)."""
     t_start = time.perf_counter()
     results = Path(out).parents[1]  # the ledger's paths start with it
+    outputs = [*inputs.runs, *inputs.grid_runs]  # pending[i] belongs to outputs[i]; selections follow
+    blocks = {path: read_blocks(path) for path in outputs}  # each output read once
+    check_lineage(results, outputs, blocks, inputs.pending)  # before anything is logged
     exp_id = init_store(tracking_uri, [name], results_dir=results,
                         descriptions={name: entry.get("description", "")}, headlines={name: tuple(headline)})[name]
     t_init = time.perf_counter()
     digests = {}  # pending-runs file -> sha256 of the bytes logged
     logged = log_pending(tracking_uri, exp_id, inputs.pending, digests=digests)
     t_logged = time.perf_counter()
-    outputs = [*inputs.runs, *inputs.grid_runs]  # pending[i] belongs to outputs[i]; selections follow
     ledger = {(outputs[i] if i < len(outputs) else path): logged[str(path)]
               for i, path in enumerate(inputs.pending)}
     current = [rid for trees in ledger.values() for t in trees for rid in (t["run"], *t["children"])]
-    blocks = {path: read_blocks(path) for path in outputs}  # each output read once
     by_cell = defaultdict(list)  # cell -> [(block, its run id)]
     for path in outputs:
         for block, tree in zip(blocks[path], ledger[path], strict=True):
@@ -77,6 +96,7 @@ def logging_job(tracking_uri: str, name: str, entry: dict, headline, inputs, out
         "n_split_runs": sum(len(b["splits"]) for p in inputs.runs for b in blocks[p]),
         "n_cells": len(by_cell), "n_job_runs": len(current), "n_logged_now": n_new,
         "tracking_uri": tracking_uri, "ui": ui_link(exp_id), "results": str(results),
-        "timings": timings, "runs": ledger, "pending": digests, "caches": caches}, indent=1) + "\n")
+        "timings": timings, "runs": ledger, "pending": digests, "caches": caches,
+        **({"configfiles": configfiles} if configfiles is not None else {})}, indent=1) + "\n")
     log.info("summary run %s over %d cells; %d runs logged now, %d current job runs; timings %s", sid,
              len(by_cell), n_new, len(current), timings)

@@ -13,16 +13,20 @@ import json
 import time
 from pathlib import Path
 
+from ..store.hashing import canonical_json
+from ..store.lineage import LINEAGE_TAG, input_digests
 from .jobs import git_commit
 from .selection import methods_for_splits
 from .stages import Cell, block_payload, describe_inputs, expected_params, run_cell, run_grid, write_block, write_grid
 
 
-def input_tags(features, graph, splits, provenance: dict) -> dict:
-    """The code that ran and the inputs' hashes (git and three HDF5 files: read once per job), and
-    ``provenance`` (a data file's sha256, a plugin's version)."""
+def input_tags(features, graph, splits, provenance: dict, data=None) -> dict:
+    """The code that ran and the inputs' hashes (git and three HDF5 files: read once per job; their
+    params hashes, and their content digests as JSON under ``gssl.lineage``), and ``provenance``
+    (a data file's sha256, a plugin's version)."""
     tags = {f"gssl.{name}_hash": h for name, h in describe_inputs(
         features=features, graph=graph, splits=splits).items()}
+    tags[LINEAGE_TAG] = canonical_json(input_digests(features=features, graph=graph, splits=splits, data=data))
     commit = git_commit(Path(__file__).parents[1])  # the gssl code that ran
     if commit:
         tags["mlflow.source.git.commit"] = commit
@@ -58,7 +62,9 @@ def solve_job(inputs, params, wc: dict, splits: list, runs, out_json, log) -> li
     seed, method = params.seed, dict(params.method)
     cell = Cell(inputs.features, inputs.graph, inputs.splits, expect=expected_params(
         params.prep_steps, seed, params.graph_spec, params.protocol_spec,
-        wc["dataset"], wc["protocol"]))  # a foreign file in an input's place is refused
+        wc["dataset"], wc["protocol"]), data_path=inputs.get("data"))  # a foreign file in an input's place is refused
+    lineage = input_digests(features=inputs.features, graph=inputs.graph, splits=inputs.splits,
+                            data=inputs.get("data"))
     grid = params.get("grid")  # solve_grid: [[variant id, {solver, params}], ...]
     if grid:
         fitted = run_grid(cell, splits, grid, seed=seed, log=log)
@@ -76,9 +82,10 @@ def solve_job(inputs, params, wc: dict, splits: list, runs, out_json, log) -> li
     if grid:
         timings["n_grid_points"] = len(fitted)
         write_grid(out_json, [block_payload({**wc, "variant": v}, m, rs, params.code, {
-            "fit_seconds": sum(r["metrics"]["fit_seconds"] for r in rs)}) for v, m, rs in fitted], timings)
+            "fit_seconds": sum(r["metrics"]["fit_seconds"] for r in rs)}, inputs=lineage) for v, m, rs in fitted],
+            timings)
         log.info("%d grid points x %d splits; timings %s", len(fitted), len(splits), timings)
     else:
-        write_block(out_json, wc, method, results, params.code, timings)
+        write_block(out_json, wc, method, results, params.code, timings, inputs=lineage)
         log.info("%d splits, %d runs to log; timings %s", len(results), len(results) + 1, timings)
     return trees

@@ -17,10 +17,7 @@ from .._package import __version__
 from ..errors import ConfigError
 from ..store.h5io import atomic_write_text, read_attrs
 from ..store.hashing import file_sha256
-
-
-def _inputs(**paths) -> dict:
-    return {name: file_sha256(p) for name, p in paths.items()}
+from ..store.lineage import check_inputs, input_digests as _inputs, same_source
 
 
 def fetch_dataset(source: str, raw_dir, manifest_path) -> dict:
@@ -52,12 +49,14 @@ def build_dataset(dataset_id: str, entry: dict, raw_dir, out) -> None:
     save_dataset(out, ds, params=entry, inputs=inputs, build_seconds=time.perf_counter() - t0)
 
 
-def build_features(data_path, steps: list, out, seed: int = 0) -> None:
+def build_features(data_path, steps: list, out, seed: int = 0, data_params: dict | None = None) -> None:
+    """A preprocessing chain on a dataset file; ``data_params``: the dataset's config entry, which
+    the file must have been built with (a dataset file of another entry in its place is refused)."""
     from ..datasets import load_dataset
     from ..features import apply_chain, save_features
 
     t0 = time.perf_counter()
-    ds = load_dataset(data_path)
+    ds = load_dataset(data_path, expect_params=data_params, rule="dataset")
     X, artifacts = None, {}  # artifacts: what a step keeps beside X (a network's weights, losses)
     if ds.X is None:
         if steps:
@@ -71,14 +70,18 @@ def build_features(data_path, steps: list, out, seed: int = 0) -> None:
 
 
 def build_graph(features_path, spec: dict, out, data_path=None) -> None:
+    """The graph of a features file. ``data_path``: the dataset file the features were built from
+    (the workflow always gives it): features of another dataset are refused by name."""
     from ..features import load_features
     from ..graphs import build_graph as _build
     from ..graphs.cache import save_graph
 
     t0 = time.perf_counter()
-    X, _ = load_features(features_path)
+    X, _ = load_features(features_path, rule="features")
+    if data_path is not None:
+        check_inputs(features_path, read_attrs(features_path), "features", data=data_path)
     W = None
-    inputs = {"features": features_path}
+    inputs = {"features": features_path, "data": data_path}
     if spec["kind"] == "precomputed":
         from ..datasets import load_dataset
 
@@ -88,17 +91,18 @@ def build_graph(features_path, spec: dict, out, data_path=None) -> None:
         if W is None:
             raise ConfigError(f"graph kind 'precomputed' needs a graph dataset (like 20news); "
                               f"{data_path} holds features only: use kind knn or lle")
-        inputs["data"] = data_path
     graph = _build(X=X, spec=spec, W=W)
     save_graph(out, graph, params=spec, inputs=_inputs(**inputs), build_seconds=time.perf_counter() - t0)
 
 
-def build_splits(data_path, dataset_id: str, protocol_id: str, spec: dict, out) -> None:
+def build_splits(data_path, dataset_id: str, protocol_id: str, spec: dict, out,
+                 data_params: dict | None = None) -> None:
+    """Every split of a protocol on a dataset file (``data_params``: as for :func:`build_features`)."""
     from ..datasets import load_dataset
     from ..splits import make_splits, save_splits
 
     t0 = time.perf_counter()
-    y = load_dataset(data_path).y
+    y = load_dataset(data_path, expect_params=data_params, rule="dataset").y
     roles = make_splits(y, spec, dataset_id, protocol_id)
     save_splits(out, roles, params={"protocol": spec, "dataset": dataset_id, "protocol_id": protocol_id},
                 inputs=_inputs(data=data_path), build_seconds=time.perf_counter() - t0)
@@ -118,12 +122,19 @@ class Cell:
 
     ``expect``: the params each file must have been built with (keys ``features``, ``graph``,
     ``splits``; see :func:`expected_params`): a file built for another config entry (a foreign or
-    renamed file in its place) is refused instead of silently used."""
+    renamed file in its place) is refused instead of silently used.
 
-    def __init__(self, features_path, graph_path, splits_path, expect: dict | None = None):
+    Lineage (:mod:`gssl.store.lineage`): the graph must have been built from these features, and
+    the features and splits from one data file, ``data_path`` where given (the workflow's jobs
+    give it): a valid file of another dataset of the same shape in an input's place is refused
+    by name. The splits are drawn again from the labels and the protocol they record and
+    compared (:func:`gssl.splits.check_rederived`), so an edited split is refused too."""
+
+    def __init__(self, features_path, graph_path, splits_path, expect: dict | None = None,
+                 data_path=None):
         from ..features import load_features
         from ..graphs.cache import load_graph
-        from ..splits import load_splits
+        from ..splits import check_rederived, load_splits
 
         expect = expect or {}
         t0 = time.perf_counter()
@@ -133,6 +144,20 @@ class Cell:
         self.graph.X = self.X
         self.roles = load_splits(splits_path, expect_params=expect.get("splits"), rule="splits")
         self.splits_path = splits_path
+        attrs = {name: read_attrs(p) for name, p in (("features", features_path), ("graph", graph_path),
+                                                     ("splits", splits_path))}
+        strict = data_path is not None  # the workflow's jobs: every file records its inputs
+        check_inputs(features_path, attrs["features"], "features", strict, data=data_path)
+        check_inputs(graph_path, attrs["graph"], "graph", strict, features=features_path)
+        check_inputs(splits_path, attrs["splits"], "splits", strict, data=data_path)
+        if data_path is None:  # no data file to check each against: at least one and the same
+            same_source("data", (features_path, attrs["features"]), (splits_path, attrs["splits"]))
+        t1 = time.perf_counter()
+        drawn = attrs["splits"]["params"]  # what they were drawn from (the workflow's: always there)
+        if (strict or {"protocol", "dataset", "protocol_id"} <= set(drawn)) \
+                and self.y.shape[0] == self.roles.shape[1]:  # else the size check below names all three
+            check_rederived(splits_path, self.roles, self.y, drawn)
+        self.rederive_seconds = time.perf_counter() - t1
         n = self.y.shape[0]
         if self.graph.n_nodes != n or self.roles.shape[1] != n:
             raise ConfigError(f"size mismatch: features {n}, graph {self.graph.n_nodes}, splits "
@@ -142,9 +167,10 @@ class Cell:
 
 
 def run_solver(features_path, graph_path, splits_path, split: int, method: dict,
-               seed: int = 0) -> dict:
-    """Fit one method on one split; return metrics, timings, iterations and predictions."""
-    cell = Cell(features_path, graph_path, splits_path)
+               seed: int = 0, data_path=None) -> dict:
+    """Fit one method on one split; return metrics, timings, iterations and predictions
+    (``data_path``: the dataset file, to check the three files' lineage against)."""
+    cell = Cell(features_path, graph_path, splits_path, data_path=data_path)
     result = fit_split(cell, split, method, seed)
     result["metrics"]["load_seconds"] = cell.load_seconds
     return result
@@ -308,16 +334,19 @@ def describe_inputs(**paths) -> dict:
 
 
 def block_payload(wildcards: dict, method: dict, results: list[dict], code_hash: str,
-                  timings: dict) -> dict:
+                  timings: dict, inputs: dict | None = None) -> dict:
     """One block: a method (or grid point) on some splits of a cell, a record per split (metrics,
-    convergence) and the job's timings. The MLflow run ids are in the experiment's logging
-    output (``results/mlflow/<experiment>.summary.json``), not here: jobs do not log."""
+    convergence) and the job's timings; ``inputs``: the content digest of each file the job read
+    (:func:`gssl.store.lineage.input_digests`), checked by the logging job and ``gssl verify``.
+    The MLflow run ids are in the experiment's logging output
+    (``results/mlflow/<experiment>.summary.json``), not here: jobs do not log."""
     records = [{"split": r["split"], "metrics": r["metrics"], "converged": r.get("converged"),
                 "stop_reason": r.get("stop_reason"),
                 **({"chosen": r["chosen"]} if r.get("chosen") is not None else {})}
                for r in results]
     return {"gssl_version": __version__, **wildcards, "method_params": method,
-            "splits": records, "code_hash": code_hash, "timings": timings}
+            "splits": records, "code_hash": code_hash, "timings": timings,
+            **({"inputs": inputs} if inputs else {})}
 
 
 def write_block(out, *args, **kwargs) -> None:
