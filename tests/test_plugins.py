@@ -366,6 +366,110 @@ def test_a_plugin_s_wrong_scores_or_own_exception_fail_its_fit_by_name(tmp_path,
         fit_split(cell, 0, {"solver": "plugins_y:Raises"})
 
 
+# -- issue 48: a plugin's code hash covers what it imports from its own folder or package -------
+TWO_FILE_PLUGIN = {
+    "spreading_helpers.py": textwrap.dedent("""
+        import numpy as np
+        import scipy.sparse as sp
+
+        def one_hot(codes, n_classes):
+            Y = np.zeros((len(codes), n_classes))
+            Y[codes >= 0, codes[codes >= 0]] = 1.0
+            return Y
+
+        def spread(W, Y, steps=10):
+            d = np.asarray(W.sum(axis=1)).ravel()
+            P = sp.diags(1.0 / np.maximum(d, 1e-12)) @ W
+            F = Y.copy()
+            for _ in range(steps):
+                F = P @ F + Y
+            return F
+    """),
+    "two_file_method.py": textwrap.dedent("""
+        from gssl import SemiSupervisedClassifier
+        from spreading_helpers import one_hot, spread
+
+        class TwoFile(SemiSupervisedClassifier):
+            _parameter_constraints = {}
+
+            def _fit(self, graph, codes, n_classes):
+                return spread(graph.W, one_hot(codes, n_classes))
+    """),
+}
+
+
+def _write_two_file_plugin(folder: Path) -> Path:
+    folder.mkdir(parents=True, exist_ok=True)
+    for name, text in TWO_FILE_PLUGIN.items():
+        (folder / name).write_text(text)
+    return folder
+
+
+def test_a_plugin_s_code_hash_covers_the_helpers_it_imports_from_its_folder(tmp_path, monkeypatch):
+    from gssl.solvers.registry import solver_modules
+    from gssl.store.hashing import module_source_hash
+
+    folder = _write_two_file_plugin(tmp_path / "plug")
+    pkg = tmp_path / "pkgs" / "lab_methods"  # a package: a relative import of a sibling, transitively
+    pkg.mkdir(parents=True)
+    (pkg / "__init__.py").write_text("")
+    (pkg / "core.py").write_text("from .maths import spread\n")
+    (pkg / "maths.py").write_text("from . import consts\nimport numpy as np\n\nspread = np.ones\n")
+    (pkg / "consts.py").write_text("STEPS = 3\n")
+    (pkg / "unused.py").write_text("")
+    (pkg / "method.py").write_text("from gssl import SemiSupervisedClassifier\nfrom .core import spread\n\n"
+                                   "class M(SemiSupervisedClassifier):\n    _parameter_constraints = {}\n"
+                                   "    def _fit(self, graph, codes, n_classes):\n        return spread\n")
+    monkeypatch.syspath_prepend(str(folder))
+    monkeypatch.syspath_prepend(str(tmp_path / "pkgs"))
+    try:
+        mods = solver_modules("two_file_method:TwoFile")
+        assert {"two_file_method", "spreading_helpers", "gssl.solvers.base"} <= set(mods)
+        assert not {m for m in mods if m.split(".")[0] in ("numpy", "scipy")}  # other distributions
+        before = module_source_hash(*mods)
+        helper = folder / "spreading_helpers.py"
+        helper.write_text(helper.read_text().replace("steps=10", "steps=11"))
+        assert module_source_hash(*mods) != before
+        assert module_source_hash(*solver_modules("poisson")) == module_source_hash(*solver_modules("poisson"))
+        assert "spreading_helpers" not in solver_modules("poisson")
+
+        mods = solver_modules("lab_methods.method:M")
+        assert {"lab_methods.method", "lab_methods.core", "lab_methods.maths", "lab_methods.consts"} <= set(mods)
+        assert "lab_methods.unused" not in mods and "numpy" not in mods
+    finally:
+        for name in ("two_file_method", "spreading_helpers", "lab_methods", "lab_methods.method",
+                     "lab_methods.core", "lab_methods.maths", "lab_methods.consts"):
+            sys.modules.pop(name, None)
+
+
+@pytest.mark.e2e
+def test_editing_a_plugin_s_helper_module_reruns_exactly_its_method_s_jobs(tmp_path):
+    """A two-file plugin beside poisson on the small config: after a run, editing the helper the
+    plugin imports plans the plugin's solve jobs and nothing else; an untouched tree plans none."""
+    from workflow_helpers import SMALL, make_workspace, parse_jobs, smk
+
+    folder = _write_two_file_plugin(tmp_path / "plug")
+    config = json.loads(json.dumps(SMALL))
+    config["results"] = "results"
+    config["protocols"] = {"lpc1": {"kind": "labels_per_class", "n": 1, "repeats": 2}}
+    config["methods"] = {"rls": SMALL["methods"]["rls"], "two_file": {"solver": "two_file_method:TwoFile"}}
+    config["experiments"]["e2e"].update(methods=["rls", "two_file"], protocols=["lpc1"])
+    ws = make_workspace(tmp_path / "ws", config)
+    env = {"PYTHONPATH": f"{ws / 'src'}:{folder}"}
+    smk(ws, "--cores", "2", env=env)
+
+    def planned():
+        return parse_jobs(smk(ws, "-n", "--cores", "1", env=env))
+
+    assert planned() == []
+    helper = folder / "spreading_helpers.py"
+    helper.write_text(helper.read_text().replace("steps=10", "steps=11"))
+    jobs = planned()
+    solved = [(j["rule"], j["wildcards"].get("method")) for j in jobs if j["rule"].startswith("solve")]
+    assert solved == [("solve", "two_file")]
+    assert {j["rule"] for j in jobs} - {"solve"} <= {"aggregate", "mlflow_summary", "all"}, jobs  # downstream only
+
+
 def _fake_distribution(site: Path, name: str, entry_points: str, module: str, source: str) -> None:
     """An installed distribution as importlib.metadata finds it: a dist-info folder with
     entry_points.txt beside its module (what pip install writes)."""

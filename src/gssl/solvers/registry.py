@@ -11,7 +11,7 @@ import importlib
 from collections.abc import MutableMapping
 
 from ..errors import ConfigError
-from ..store.hashing import import_closure
+from ..store.hashing import plugin_closure
 
 
 class _Registry(MutableMapping):
@@ -243,7 +243,9 @@ def make_solver(name: str, params: dict | None = None, /, **kwargs):
 
 def solver_modules(name: str) -> list[str]:
     """Modules whose source determines the solver's results (for rerun hashes): the gssl import
-    closure of the module defining it, read from the sources so it cannot go stale, and a
-    plugin's own module (editing it reruns its jobs, and only those)."""
+    closure of the module defining it, read from the sources so it cannot go stale, and for a
+    plugin, its module and what that imports from the plugin's own package or folder, directly
+    or not (editing a helper module reruns its jobs, and only those;
+    :func:`gssl.store.hashing.plugin_closure`)."""
     module = _check_name(name).__module__
-    return sorted({*import_closure(module), module})
+    return sorted({*plugin_closure(module), module})
