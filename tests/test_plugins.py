@@ -303,8 +303,35 @@ def test_a_plugin_returning_nan_scores_fails_its_fit_by_name(tmp_path, monkeypat
     cell.X, cell.y, cell.n_classes, cell.splits_path = X, Y, 2, "-"
     cell.graph = build_graph(X, {"kind": "knn", "k": 2})
     cell.roles = make_splits(Y, {"kind": "labels_per_class", "n": 1, "repeats": 1}, "d", "p")
-    with pytest.raises(SolverError, match="solver 'nan_method:NaNScores': decision_function_ holds NaN"):
+    with pytest.raises(SolverError, match="solver 'nan_method:NaNScores': decision_function_ holds NaN") as job:
         fit_split(cell, 0, {"solver": "nan_method:NaNScores"})
+    # the library's fit refuses them too, with the same message (predict() gave class 0 everywhere)
+    from nan_method import NaNScores
+
+    with pytest.raises(SolverError) as lib:
+        NaNScores().fit(cell.graph, np.array([0, 1, -1, -1, -1, -1]))
+    assert str(lib.value) == str(job.value) == (
+        "solver 'nan_method:NaNScores': decision_function_ holds NaN or infinite scores (in 6 of 6 "
+        "nodes' rows, the first node 0); run `gssl solvers check nan_method:NaNScores` to see what "
+        "its fit breaks")
+    sys.modules.pop("nan_method", None)
+
+
+def test_fit_refuses_an_infinite_score_in_one_row_and_names_gssl_s_own_solver_by_its_config_name():
+    from gssl.graphs import build_graph
+    from gssl.solvers.base import solver_name
+    from gssl.solvers.graph_learning import LaplaceLearning
+
+    class OneInf(LaplaceLearning):
+        def _fit(self, graph, codes, n_classes):
+            scores = np.asarray(super()._fit(graph, codes, n_classes), dtype=float)
+            scores[3, 1] = np.inf
+            return scores
+
+    G = build_graph(X, {"kind": "knn", "k": 2})
+    with pytest.raises(SolverError, match=r"holds NaN or infinite scores \(in 1 of 6 nodes' rows, the first node 3\)"):
+        OneInf().fit(G, np.array([0, 1, -1, -1, -1, -1]))
+    assert solver_name(LaplaceLearning) == "laplace" and solver_name(OneInf).endswith(":" + OneInf.__qualname__)
 
 
 PLUGINS = textwrap.dedent("""
