@@ -375,6 +375,55 @@ def test_a_plugin_that_could_never_fit_is_refused_before_any_job(tmp_path, monke
         solver_class("sklearn.semi_supervised:LabelSpreading")
 
 
+SIGNATURES = textwrap.dedent("""
+    import numpy as np
+    from gssl import SemiSupervisedClassifier
+
+    class TwoArgs(SemiSupervisedClassifier):
+        _parameter_constraints = {}
+        def _fit(self, graph, codes):
+            return np.zeros((graph.n_nodes, 2))
+
+    class KeywordOnly(SemiSupervisedClassifier):
+        _parameter_constraints = {}
+        def _fit(self, graph, codes, *, n_classes):
+            return np.zeros((graph.n_nodes, n_classes))
+
+    class ExtraArgument(SemiSupervisedClassifier):
+        _parameter_constraints = {}
+        def _fit(self, graph, codes, n_classes, weights):
+            return np.zeros((graph.n_nodes, n_classes))
+
+    class Fine(SemiSupervisedClassifier):
+        _parameter_constraints = {}
+        @staticmethod
+        def _fit(graph, codes, n_classes, extra=None, **more):
+            return np.zeros((graph.n_nodes, n_classes))
+""")
+
+
+@pytest.mark.parametrize("cls, message", [
+    ("TwoArgs", "TwoArgs._fit(self, graph, codes) cannot be called as fit calls it, _fit(graph, codes, "
+                "n_classes) (too many positional arguments); write def _fit(self, graph, codes, n_classes)"),
+    ("KeywordOnly", "KeywordOnly._fit(self, graph, codes, *, n_classes) cannot be called as fit calls it"),
+    ("ExtraArgument", "(missing a required argument: 'weights'); write def _fit(self, graph, codes, n_classes)"),
+])
+def test_a_plugin_whose_fit_has_the_wrong_signature_is_refused_before_any_job(tmp_path, monkeypatch, cls, message):
+    (tmp_path / "plugins_sig.py").write_text(SIGNATURES)
+    monkeypatch.syspath_prepend(str(tmp_path))
+    try:
+        path = _csv(tmp_path / "d.csv", _rows())
+        cfg = _file_config(path)
+        cfg["methods"]["poisson"]["solver"] = f"plugins_sig:{cls}"
+        with pytest.raises(ConfigError) as exc:
+            validate_config(cfg)
+        assert f"solver 'plugins_sig:{cls}': " in str(exc.value) and message in str(exc.value)
+        cfg["methods"]["poisson"]["solver"] = "plugins_sig:Fine"  # defaults, **kwargs, a staticmethod
+        validate_config(cfg)
+    finally:
+        sys.modules.pop("plugins_sig", None)
+
+
 def test_a_plugin_s_wrong_scores_or_own_exception_fail_its_fit_by_name(tmp_path, monkeypatch):
     from gssl.graphs import build_graph
     from gssl.pipeline.stages import fit_split

@@ -170,7 +170,30 @@ def _checked_class(cls, name: str):
     if issubclass(cls, SemiSupervisedClassifier) and cls._fit is SemiSupervisedClassifier._fit:
         raise ConfigError(f"solver {name!r}: {cls.__name__} does not implement _fit(graph, codes, "
                           f"n_classes), which returns the class scores (n, C): {HOW_TO_WRITE}")
+    if issubclass(cls, SemiSupervisedClassifier):
+        _check_fit_signature(cls, name)
     return cls
+
+
+def _check_fit_signature(cls, name: str) -> None:
+    """ConfigError when ``_fit`` cannot take what fit passes it, ``_fit(graph, codes, n_classes)``
+    positionally: found from its signature, before a job (where it would fail after the
+    dataset, features, graph and splits jobs)."""
+    import inspect
+
+    raw = inspect.getattr_static(cls, "_fit")
+    fit = raw.__func__ if isinstance(raw, (staticmethod, classmethod)) else raw
+    try:
+        sig = inspect.signature(fit)
+    except (TypeError, ValueError):  # a builtin or C callable: nothing to read
+        return
+    args = (None,) * (3 if isinstance(raw, staticmethod) else 4)  # (self or cls,) graph, codes, n_classes
+    try:
+        sig.bind(*args)
+    except TypeError as exc:
+        raise ConfigError(f"solver {name!r}: {cls.__name__}._fit{sig} cannot be called as fit calls "
+                          f"it, _fit(graph, codes, n_classes) ({exc}); write def _fit(self, graph, "
+                          f"codes, n_classes) (docs/examples/my_method/my_method.py)") from None
 
 
 def solver_provenance(name: str) -> dict:
