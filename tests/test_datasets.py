@@ -234,3 +234,20 @@ def test_fetch_and_save_with_view(tmp_path):
     back = load_dataset(tmp_path / "m.h5", expect_params=expect)
     assert back.X.shape == (40, 5) and back.classes.tolist() == ["1", "3"]
     assert back.fingerprint == ds.fingerprint == array_fingerprint(ds.X, ds.y, None)
+
+
+def test_generators_refuse_a_seed_that_is_not_a_non_negative_integer_and_a_size_beyond_memory():
+    """Refused with the parameter's name before anything is drawn or allocated (a ValueError or
+    MemoryError traceback before)."""
+    from gssl.datasets.synthetic import g50c, physical_memory, two_moons
+    from gssl.errors import ConfigError
+
+    for bad in ("zero", 1.5, -1, True):
+        with pytest.raises(ConfigError, match=r"two_moons: random_state must be an integer >= 0 \(a seed"):
+            two_moons(n_samples=20, random_state=bad)
+    assert two_moons(n_samples=20, random_state=np.random.default_rng(3)).X.shape == (20, 100)
+    with pytest.raises(ConfigError, match=r"g50c: n_samples=1000000000000 x n_features=50 needs about "
+                                          r"1,200 TB of memory to generate \(float64\), more than the "
+                                          r".* this machine has; lower n_samples or n_features"):
+        g50c(n_samples=10**12)
+    assert physical_memory() > 10**8

@@ -83,6 +83,18 @@ BAD_INPUTS = {
     "a YAML alias bomb (9^9 nodes)": ("a: &a [x, x, x, x, x, x, x, x, x]\n" + "".join(
         f"{c}: &{c} [{', '.join([f'*{p}'] * 9)}]\n" for p, c in zip("abcdefgh", "bcdefghi")),
         "its aliases expand to"),
+    # issue 48: a generator's parameter types, its size against memory, its classes against the protocols
+    "random_state: zero": ("datasets:\n  moons: {source: two_moons, params: {random_state: zero}}\n",
+                           "two_moons: random_state must be an integer >= 0 (a seed, e.g. random_state: 0), "
+                           "got 'zero'"),
+    "n_samples: 1000000000000": ("datasets:\n  moons: {source: two_moons, params: {n_samples: 1000000000000}}\n",
+                                 "two_moons: n_samples=1000000000000 x n_features=10 needs about 320 TB of "
+                                 "memory to generate (float64), more than the "),
+    "a generated class smaller than a protocol needs": (
+        "datasets:\n  moons: {source: two_moons, params: {n_samples: 7}}\ngraphs:\n  knn8: {k: 3}\n",
+        "protocol 'lpc3' on dataset 'moons': class 1 has 3 points but labels_per_class n=3 (+1 unlabeled) "
+        "needs at least 4 per class (1 classes are short); lower the counts or drop such classes "
+        "(gssl.datasets.select); or raise datasets.moons.params.n_samples (now 7: 3 to 4 points per class)"),
 }
 
 
@@ -93,7 +105,7 @@ BAD_INPUTS = {
 # of check validate_config makes (the schema, a data-dependent check, the results folder)
 THROUGH_SNAKEMAKE = ("a key given twice", "YAML syntax error", "a list at the top level", "an empty file",
                      "a weights name that does not exist", "an unknown method id", "results: naming a file",
-                     "k >= n", "results: '' (empty)", "YAML templating (YTE)")
+                     "k >= n", "results: '' (empty)", "YAML templating (YTE)", "n_samples: 1000000000000")
 
 
 def _bad_workspace(tmp_path, case):

@@ -303,8 +303,35 @@ def test_a_plugin_returning_nan_scores_fails_its_fit_by_name(tmp_path, monkeypat
     cell.X, cell.y, cell.n_classes, cell.splits_path = X, Y, 2, "-"
     cell.graph = build_graph(X, {"kind": "knn", "k": 2})
     cell.roles = make_splits(Y, {"kind": "labels_per_class", "n": 1, "repeats": 1}, "d", "p")
-    with pytest.raises(SolverError, match="solver 'nan_method:NaNScores': decision_function_ holds NaN"):
+    with pytest.raises(SolverError, match="solver 'nan_method:NaNScores': decision_function_ holds NaN") as job:
         fit_split(cell, 0, {"solver": "nan_method:NaNScores"})
+    # the library's fit refuses them too, with the same message (predict() gave class 0 everywhere)
+    from nan_method import NaNScores
+
+    with pytest.raises(SolverError) as lib:
+        NaNScores().fit(cell.graph, np.array([0, 1, -1, -1, -1, -1]))
+    assert str(lib.value) == str(job.value) == (
+        "solver 'nan_method:NaNScores': decision_function_ holds NaN or infinite scores (in 6 of 6 "
+        "nodes' rows, the first node 0); run `gssl solvers check nan_method:NaNScores` to see what "
+        "its fit breaks")
+    sys.modules.pop("nan_method", None)
+
+
+def test_fit_refuses_an_infinite_score_in_one_row_and_names_gssl_s_own_solver_by_its_config_name():
+    from gssl.graphs import build_graph
+    from gssl.solvers.base import solver_name
+    from gssl.solvers.graph_learning import LaplaceLearning
+
+    class OneInf(LaplaceLearning):
+        def _fit(self, graph, codes, n_classes):
+            scores = np.asarray(super()._fit(graph, codes, n_classes), dtype=float)
+            scores[3, 1] = np.inf
+            return scores
+
+    G = build_graph(X, {"kind": "knn", "k": 2})
+    with pytest.raises(SolverError, match=r"holds NaN or infinite scores \(in 1 of 6 nodes' rows, the first node 3\)"):
+        OneInf().fit(G, np.array([0, 1, -1, -1, -1, -1]))
+    assert solver_name(LaplaceLearning) == "laplace" and solver_name(OneInf).endswith(":" + OneInf.__qualname__)
 
 
 PLUGINS = textwrap.dedent("""
@@ -348,6 +375,55 @@ def test_a_plugin_that_could_never_fit_is_refused_before_any_job(tmp_path, monke
         solver_class("sklearn.semi_supervised:LabelSpreading")
 
 
+SIGNATURES = textwrap.dedent("""
+    import numpy as np
+    from gssl import SemiSupervisedClassifier
+
+    class TwoArgs(SemiSupervisedClassifier):
+        _parameter_constraints = {}
+        def _fit(self, graph, codes):
+            return np.zeros((graph.n_nodes, 2))
+
+    class KeywordOnly(SemiSupervisedClassifier):
+        _parameter_constraints = {}
+        def _fit(self, graph, codes, *, n_classes):
+            return np.zeros((graph.n_nodes, n_classes))
+
+    class ExtraArgument(SemiSupervisedClassifier):
+        _parameter_constraints = {}
+        def _fit(self, graph, codes, n_classes, weights):
+            return np.zeros((graph.n_nodes, n_classes))
+
+    class Fine(SemiSupervisedClassifier):
+        _parameter_constraints = {}
+        @staticmethod
+        def _fit(graph, codes, n_classes, extra=None, **more):
+            return np.zeros((graph.n_nodes, n_classes))
+""")
+
+
+@pytest.mark.parametrize("cls, message", [
+    ("TwoArgs", "TwoArgs._fit(self, graph, codes) cannot be called as fit calls it, _fit(graph, codes, "
+                "n_classes) (too many positional arguments); write def _fit(self, graph, codes, n_classes)"),
+    ("KeywordOnly", "KeywordOnly._fit(self, graph, codes, *, n_classes) cannot be called as fit calls it"),
+    ("ExtraArgument", "(missing a required argument: 'weights'); write def _fit(self, graph, codes, n_classes)"),
+])
+def test_a_plugin_whose_fit_has_the_wrong_signature_is_refused_before_any_job(tmp_path, monkeypatch, cls, message):
+    (tmp_path / "plugins_sig.py").write_text(SIGNATURES)
+    monkeypatch.syspath_prepend(str(tmp_path))
+    try:
+        path = _csv(tmp_path / "d.csv", _rows())
+        cfg = _file_config(path)
+        cfg["methods"]["poisson"]["solver"] = f"plugins_sig:{cls}"
+        with pytest.raises(ConfigError) as exc:
+            validate_config(cfg)
+        assert f"solver 'plugins_sig:{cls}': " in str(exc.value) and message in str(exc.value)
+        cfg["methods"]["poisson"]["solver"] = "plugins_sig:Fine"  # defaults, **kwargs, a staticmethod
+        validate_config(cfg)
+    finally:
+        sys.modules.pop("plugins_sig", None)
+
+
 def test_a_plugin_s_wrong_scores_or_own_exception_fail_its_fit_by_name(tmp_path, monkeypatch):
     from gssl.graphs import build_graph
     from gssl.pipeline.stages import fit_split
@@ -364,6 +440,110 @@ def test_a_plugin_s_wrong_scores_or_own_exception_fail_its_fit_by_name(tmp_path,
     with pytest.raises(SolverError, match="solver 'plugins_y:Raises' failed in its fit "
                                           r"\(KeyError: 'oops'\); run `gssl solvers check"):
         fit_split(cell, 0, {"solver": "plugins_y:Raises"})
+
+
+# -- issue 48: a plugin's code hash covers what it imports from its own folder or package -------
+TWO_FILE_PLUGIN = {
+    "spreading_helpers.py": textwrap.dedent("""
+        import numpy as np
+        import scipy.sparse as sp
+
+        def one_hot(codes, n_classes):
+            Y = np.zeros((len(codes), n_classes))
+            Y[codes >= 0, codes[codes >= 0]] = 1.0
+            return Y
+
+        def spread(W, Y, steps=10):
+            d = np.asarray(W.sum(axis=1)).ravel()
+            P = sp.diags(1.0 / np.maximum(d, 1e-12)) @ W
+            F = Y.copy()
+            for _ in range(steps):
+                F = P @ F + Y
+            return F
+    """),
+    "two_file_method.py": textwrap.dedent("""
+        from gssl import SemiSupervisedClassifier
+        from spreading_helpers import one_hot, spread
+
+        class TwoFile(SemiSupervisedClassifier):
+            _parameter_constraints = {}
+
+            def _fit(self, graph, codes, n_classes):
+                return spread(graph.W, one_hot(codes, n_classes))
+    """),
+}
+
+
+def _write_two_file_plugin(folder: Path) -> Path:
+    folder.mkdir(parents=True, exist_ok=True)
+    for name, text in TWO_FILE_PLUGIN.items():
+        (folder / name).write_text(text)
+    return folder
+
+
+def test_a_plugin_s_code_hash_covers_the_helpers_it_imports_from_its_folder(tmp_path, monkeypatch):
+    from gssl.solvers.registry import solver_modules
+    from gssl.store.hashing import module_source_hash
+
+    folder = _write_two_file_plugin(tmp_path / "plug")
+    pkg = tmp_path / "pkgs" / "lab_methods"  # a package: a relative import of a sibling, transitively
+    pkg.mkdir(parents=True)
+    (pkg / "__init__.py").write_text("")
+    (pkg / "core.py").write_text("from .maths import spread\n")
+    (pkg / "maths.py").write_text("from . import consts\nimport numpy as np\n\nspread = np.ones\n")
+    (pkg / "consts.py").write_text("STEPS = 3\n")
+    (pkg / "unused.py").write_text("")
+    (pkg / "method.py").write_text("from gssl import SemiSupervisedClassifier\nfrom .core import spread\n\n"
+                                   "class M(SemiSupervisedClassifier):\n    _parameter_constraints = {}\n"
+                                   "    def _fit(self, graph, codes, n_classes):\n        return spread\n")
+    monkeypatch.syspath_prepend(str(folder))
+    monkeypatch.syspath_prepend(str(tmp_path / "pkgs"))
+    try:
+        mods = solver_modules("two_file_method:TwoFile")
+        assert {"two_file_method", "spreading_helpers", "gssl.solvers.base"} <= set(mods)
+        assert not {m for m in mods if m.split(".")[0] in ("numpy", "scipy")}  # other distributions
+        before = module_source_hash(*mods)
+        helper = folder / "spreading_helpers.py"
+        helper.write_text(helper.read_text().replace("steps=10", "steps=11"))
+        assert module_source_hash(*mods) != before
+        assert module_source_hash(*solver_modules("poisson")) == module_source_hash(*solver_modules("poisson"))
+        assert "spreading_helpers" not in solver_modules("poisson")
+
+        mods = solver_modules("lab_methods.method:M")
+        assert {"lab_methods.method", "lab_methods.core", "lab_methods.maths", "lab_methods.consts"} <= set(mods)
+        assert "lab_methods.unused" not in mods and "numpy" not in mods
+    finally:
+        for name in ("two_file_method", "spreading_helpers", "lab_methods", "lab_methods.method",
+                     "lab_methods.core", "lab_methods.maths", "lab_methods.consts"):
+            sys.modules.pop(name, None)
+
+
+@pytest.mark.e2e
+def test_editing_a_plugin_s_helper_module_reruns_exactly_its_method_s_jobs(tmp_path):
+    """A two-file plugin beside poisson on the small config: after a run, editing the helper the
+    plugin imports plans the plugin's solve jobs and nothing else; an untouched tree plans none."""
+    from workflow_helpers import SMALL, make_workspace, parse_jobs, smk
+
+    folder = _write_two_file_plugin(tmp_path / "plug")
+    config = json.loads(json.dumps(SMALL))
+    config["results"] = "results"
+    config["protocols"] = {"lpc1": {"kind": "labels_per_class", "n": 1, "repeats": 2}}
+    config["methods"] = {"rls": SMALL["methods"]["rls"], "two_file": {"solver": "two_file_method:TwoFile"}}
+    config["experiments"]["e2e"].update(methods=["rls", "two_file"], protocols=["lpc1"])
+    ws = make_workspace(tmp_path / "ws", config)
+    env = {"PYTHONPATH": f"{ws / 'src'}:{folder}"}
+    smk(ws, "--cores", "2", env=env)
+
+    def planned():
+        return parse_jobs(smk(ws, "-n", "--cores", "1", env=env))
+
+    assert planned() == []
+    helper = folder / "spreading_helpers.py"
+    helper.write_text(helper.read_text().replace("steps=10", "steps=11"))
+    jobs = planned()
+    solved = [(j["rule"], j["wildcards"].get("method")) for j in jobs if j["rule"].startswith("solve")]
+    assert solved == [("solve", "two_file")]
+    assert {j["rule"] for j in jobs} - {"solve"} <= {"aggregate", "mlflow_summary", "all"}, jobs  # downstream only
 
 
 def _fake_distribution(site: Path, name: str, entry_points: str, module: str, source: str) -> None:

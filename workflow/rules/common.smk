@@ -113,8 +113,12 @@ def dataset_code_hash(source):
     if source == FILE_SOURCE:
         modules.append("gssl.datasets.files")
     elif source in GENERATED_SOURCES and get_spec(source).kind == "plugin":
-        # the lab's loader, and as_dataset's label encoding and checks
-        modules += [get_spec(source).loader.__module__, "gssl.datasets.registry", "gssl.datasets.files"]
+        # the lab's loader with what it imports from its own package or folder, and as_dataset's
+        # label encoding and checks
+        from gssl.store.hashing import plugin_closure
+
+        modules += [*plugin_closure(get_spec(source).loader.__module__), "gssl.datasets.registry",
+                    "gssl.datasets.files"]
     elif source in GENERATED_SOURCES:
         modules.append("gssl.datasets.synthetic")
     return code_hash(*modules)

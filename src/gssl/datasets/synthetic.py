@@ -15,14 +15,22 @@ from ..errors import ConfigError
 from .dataset import Dataset
 
 
-def _rng(random_state) -> np.random.Generator:
+def _rng(random_state, where: str) -> np.random.Generator:
     if isinstance(random_state, np.random.Generator):
         return random_state
     if isinstance(random_state, np.random.RandomState):
         return np.random.default_rng(random_state.randint(0, 2**31 - 1))
     if random_state is None:
         raise ConfigError("generated datasets need an explicit random_state (an int) to be reproducible")
-    return np.random.default_rng(int(random_state))
+    return np.random.default_rng(_seed_param(where, random_state))
+
+
+def _seed_param(where: str, value) -> int:
+    """A seed: an integer >= 0 (numpy's generators take no other), else ConfigError."""
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral) or value < 0:
+        raise ConfigError(f"{where}: random_state must be an integer >= 0 (a seed, e.g. random_state: 0), "
+                          f"got {value!r}")
+    return int(value)
 
 
 def _int_param(where: str, key: str, value, minimum: int) -> int:
@@ -49,15 +57,52 @@ def check_params(name: str, params: dict) -> dict:
     defaults filled in) checked as the generator checks them, with its message: what ``gssl config
     check`` runs before any job. Other names are returned unchecked."""
     if name == "g50c":
-        _int_param("g50c", "n_samples", params.get("n_samples"), 2)
-        _int_param("g50c", "n_features", params.get("n_features"), 1)
+        n = _int_param("g50c", "n_samples", params.get("n_samples"), 2)
+        d = _int_param("g50c", "n_features", params.get("n_features"), 1)
         _number_param("g50c", "bayes_error", params.get("bayes_error"), 0, 0.5, open_low=True, open_high=True)
+        _check_memory(name, n, d, 3 * n * d * 8)  # the draw, the class means, their sum
     elif name in ("two_moons", "four_moons"):
-        n_moons = 2 if name == "two_moons" else 4
-        _int_param(name, "n_samples", params.get("n_samples"), n_moons)
-        _int_param(name, "n_features", params.get("n_features"), 2)
-        _number_param(name, "noise", params.get("noise"), 0)
+        _moons_params(name, 2 if name == "two_moons" else 4, params.get("n_samples"), params.get("n_features"),
+                      params.get("noise"))
+    else:
+        return params
+    if "random_state" in params and not isinstance(params["random_state"],
+                                                   (np.random.Generator, np.random.RandomState)):
+        _seed_param(name, params["random_state"])
     return params
+
+
+def _moons_params(name: str, n_moons, n_samples, n_features, noise) -> None:
+    _int_param(name, "n_moons", n_moons, 2)
+    n = _int_param(name, "n_samples", n_samples, n_moons)
+    d = _int_param(name, "n_features", n_features, 2)
+    _number_param(name, "noise", noise, 0)
+    # padded arcs, their rotation, the noise and the sum (n x d each); the rotation and its draw
+    _check_memory(name, n, d, 4 * n * d * 8 + 2 * d * d * 8)
+
+
+def _check_memory(name: str, n: int, d: int, peak: int) -> None:
+    """ConfigError, before anything is allocated, when generating needs more memory than the
+    machine has (a MemoryError traceback at job time otherwise)."""
+    total = physical_memory()
+    if total is not None and peak > total:
+        raise ConfigError(f"{name}: n_samples={n} x n_features={d} needs about {_gb(peak)} of memory to "
+                          f"generate (float64), more than the {_gb(total)} this machine has; lower "
+                          f"n_samples or n_features")
+
+
+def physical_memory() -> int | None:
+    """Bytes of physical memory of this machine (None where the OS does not say)."""
+    import os
+
+    try:
+        return os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
+    except (ValueError, OSError, AttributeError):
+        return None
+
+
+def _gb(n_bytes: int) -> str:
+    return f"{n_bytes / 1e9:,.3g} GB" if n_bytes < 1e12 else f"{n_bytes / 1e12:,.0f} TB"
 
 
 def _balanced_labels(n_samples: int, n_classes: int, rng: np.random.Generator) -> np.ndarray:
@@ -75,7 +120,7 @@ def g50c(n_samples: int = 550, n_features: int = 50, bayes_error: float = 0.05,
     ``+mu`` Gaussian. Class sizes are n//2 and n - n//2.
     """
     check_params("g50c", {"n_samples": n_samples, "n_features": n_features, "bayes_error": bayes_error})
-    rng = _rng(random_state)
+    rng = _rng(random_state, "g50c")
     mu = ndtri(1.0 - bayes_error)
     direction = np.full(n_features, 1.0 / np.sqrt(n_features))
     y = _balanced_labels(n_samples, 2, rng)
@@ -106,11 +151,8 @@ def moons(n_samples: int = 1000, n_moons: int = 2, n_features: int = 100, noise:
     dimension (Bühler & Hein's high-dimensional moons). Classes are balanced.
     """
     name = {2: "two_moons", 4: "four_moons"}.get(n_moons, f"{n_moons}_moons")
-    _int_param(name, "n_moons", n_moons, 2)
-    _int_param(name, "n_samples", n_samples, n_moons)
-    _int_param(name, "n_features", n_features, 2)
-    _number_param(name, "noise", noise, 0)
-    rng = _rng(random_state)
+    _moons_params(name, n_moons, n_samples, n_features, noise)
+    rng = _rng(random_state, name)
     y = _balanced_labels(n_samples, n_moons, rng)
     Z = np.zeros((n_samples, n_features))
     Z[:, :2] = _moon_arcs(y, rng)

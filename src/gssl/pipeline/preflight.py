@@ -62,8 +62,9 @@ def _short_class_hint(exc, ds, did: str) -> str:
 class _Facts:
     """What is known of a dataset (after its class view) before its job runs."""
 
-    def __init__(self, n=None, n_exact=True, d=None, sparse=False):
+    def __init__(self, n=None, n_exact=True, d=None, sparse=False, counts=None):
         self.n, self.n_exact, self.d, self.sparse = n, n_exact, d, sparse
+        self.counts = counts  # points per class (a generator's, after the view), where known
 
 
 def _registry_facts(did: str, entry: dict) -> _Facts | None:
@@ -91,7 +92,7 @@ def _registry_facts(did: str, entry: dict) -> _Facts | None:
         n, d = kwargs.get("n_samples", spec.n_samples), kwargs.get("n_features", spec.n_features)
         c = spec.n_classes
         counts = [len(range(i, n, c)) for i in range(c)] if spec.kind == "generator" else None
-    facts = _Facts(n, True, None if spec.graph_only else d, spec.sparse)
+    facts = _Facts(n, True, None if spec.graph_only else d, spec.sparse, counts)
     view = class_view(entry)
     if not view:
         return facts
@@ -106,7 +107,40 @@ def _registry_facts(did: str, entry: dict) -> _Facts | None:
         facts.n_exact = False  # at most the parent's size
     else:
         facts.n = sum(counts[c] for c in flat)
+        facts.counts = ([counts[c] for c in kept["classes"]] if kept.get("classes")
+                        else [sum(counts[c] for c in g) for g in kept["groups"]])
     return facts
+
+
+# a generated dataset's class sizes are checked against the protocols up to this many points (the
+# check draws one split on labels of that size; a larger one has thousands of points per class)
+_SPLIT_CHECK_MAX_POINTS = 10_000_000
+
+
+def _generator_split_problem(did: str, entry: dict, counts: list, pid: str, spec: dict) -> str | None:
+    """What the splits job would refuse for a generator's class sizes: a protocol asking more
+    points of a class than it has (its message, and the parameter that gives more). A protocol
+    with test_from (which depends on the generated order) or a dataset above
+    :data:`_SPLIT_CHECK_MAX_POINTS` is left to the job."""
+    import numpy as np
+
+    from ..errors import SplitError
+    from ..splits import make_splits
+
+    if spec.get("test_from") is not None or sum(counts) > _SPLIT_CHECK_MAX_POINTS:
+        return None
+    one = {**spec, **{k: 1 for k in ("repeats", "randomizations") if k in spec}}  # one draw: the sizes decide
+    y = np.repeat(np.arange(len(counts)), counts)
+    try:
+        make_splits(y, one, did, pid)
+    except (ConfigError, SplitError) as exc:
+        n = (entry.get("params") or {}).get("n_samples")
+        more = (f"; or raise datasets.{did}.params.n_samples (now {n}: {min(counts)} to {max(counts)} "
+                f"points per class)" if n is not None else
+                f"; or give datasets.{did} params: {{n_samples: ...}} (now {sum(counts)} points: "
+                f"{min(counts)} to {max(counts)} per class)")
+        return f"{exc}{more if isinstance(exc, SplitError) else ''}"
+    return None
 
 
 def _file_facts(did: str, entry: dict) -> _Facts | None:
@@ -189,6 +223,14 @@ def _known_shape_problems(config: dict) -> list[str]:
                     if found and (did, gid) not in seen:
                         seen.add((did, gid))
                         problems.append(f"experiment '{exp}': graph '{gid}' on dataset '{did}': {found}")
+            if base.counts is None:
+                continue
+            for pid in e["protocols"]:
+                found = _generator_split_problem(did, config["datasets"][did], base.counts, pid,
+                                                 config["protocols"][pid])
+                if found and (did, pid) not in seen:
+                    seen.add((did, pid))
+                    problems.append(f"experiment '{exp}': protocol '{pid}' on dataset '{did}': {found}")
     return problems
 
 

@@ -260,6 +260,7 @@ def _fit_named(est, solver: str, *args, **kwargs) -> None:
     """est.fit; a plugin's own exception (not one of gssl's, which name their cause) comes back
     as a SolverError that names the solver and the check that shows what its fit breaks."""
     from ..errors import GsslError, SolverError
+    from ..solvers.base import solvers_check_hint
     from ..solvers.registry import SOLVERS
 
     try:
@@ -269,20 +270,21 @@ def _fit_named(est, solver: str, *args, **kwargs) -> None:
     except Exception as exc:
         if solver in SOLVERS:
             raise
-        raise SolverError(f"solver {solver!r} failed in its fit ({type(exc).__name__}: {exc}); run "
-                          f"`gssl solvers check {solver}` to see what its fit breaks") from exc
+        raise SolverError(f"solver {solver!r} failed in its fit ({type(exc).__name__}: {exc})"
+                          + solvers_check_hint(solver)) from exc
 
 
 def _check_fitted(est, solver: str, n: int) -> None:
     """A solver (a plugin's above all) that gives no label per node or non-finite scores fails
     its own job, by name, instead of writing numbers the tables would average."""
     from ..errors import SolverError
+    from ..solvers.base import solvers_check_hint
     from ..solvers.checks import ContractError, check_outputs
 
     try:
         check_outputs(est, n, f"solver {solver!r}")
     except ContractError as exc:
-        raise SolverError(f"{exc}; run `gssl solvers check {solver}` to see what its fit breaks") from None
+        raise SolverError(f"{exc}{solvers_check_hint(solver)}") from None
 
 
 def run_cell(cell: Cell, splits, method: dict, seed: int = 0) -> list[dict]:

@@ -279,7 +279,34 @@ def _checked_scores(est, scores, n: int, n_classes: int) -> np.ndarray:
         raise SolverError(f"{type(est).__name__}._fit returned scores of shape {out.shape}; return "
                           f"an (n, C) array: one row per graph node (n = {n}), one column per "
                           f"class (C = {n_classes})")
+    problem = nonfinite_scores(f"solver {solver_name(type(est))!r}", out)
+    if problem:  # arg-max of NaN is class 0: predict() would look like an answer
+        raise SolverError(problem + solvers_check_hint(solver_name(type(est))))
     return out
+
+
+def nonfinite_scores(name: str, scores) -> str | None:
+    """The one message for class scores that are not all finite (fit, a workflow job and `gssl
+    solvers check` give it), after ``name``; None when they are finite."""
+    scores = np.asarray(scores)
+    bad = ~np.isfinite(scores)
+    if not bad.any():
+        return None
+    rows = np.flatnonzero(bad.any(axis=tuple(range(1, scores.ndim))))
+    return (f"{name}: decision_function_ holds NaN or infinite scores (in {rows.size} of "
+            f"{scores.shape[0]} nodes' rows, the first node {int(rows[0])})")
+
+
+def solvers_check_hint(solver: str) -> str:
+    """The fix a solver's failed fit names: the contract check that shows what it breaks."""
+    return f"; run `gssl solvers check {solver}` to see what its fit breaks"
+
+
+def solver_name(cls) -> str:
+    """What a config's ``solver:`` gives for a class: gssl's registered name (its
+    ``__gssl_tags__``), else its import path ``module:Class``."""
+    tags = cls.__dict__.get("__gssl_tags__")
+    return tags["name"] if isinstance(tags, dict) and "name" in tags else f"{cls.__module__}:{cls.__qualname__}"
 
 
 def warn_not_converged(est) -> None:

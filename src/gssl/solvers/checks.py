@@ -26,7 +26,8 @@ from numbers import Integral
 
 import numpy as np
 
-from ..errors import ConfigError
+from ..errors import ConfigError, SolverError
+from .base import nonfinite_scores
 
 class ContractError(AssertionError):
     """One broken rule of the estimator contract."""
@@ -122,7 +123,10 @@ def check_fit(cls, params: dict, problem) -> None:
     """fit keeps the params, repeats itself (new instance and refit), and its outputs are sane."""
     est = cls(**params)
     before = copy.deepcopy(est.get_params())
-    first = fit_small(est, problem)
+    try:
+        first = fit_small(est, problem)
+    except SolverError as exc:  # fit's own refusal of what _fit returned (a shape, NaN scores)
+        raise ContractError(f"{cls.__name__}: {exc}") from None
     if first is not est:
         raise ContractError(f"{cls.__name__}: fit must return self")
     if est.get_params() != before:
@@ -195,8 +199,9 @@ def check_outputs(est, n: int, name: str) -> None:
         scores = np.asarray(scores)
         if scores.ndim != 2 or scores.shape[0] != n:
             raise ContractError(f"{name}: decision_function_ has shape {scores.shape}, expected ({n}, C)")
-        if not np.isfinite(scores).all():
-            raise ContractError(f"{name}: decision_function_ holds NaN or infinite scores")
+        problem = nonfinite_scores(name, scores)  # fit refuses them first; a plugin's own fit may not
+        if problem:
+            raise ContractError(problem)
 
 
 def bad_values(constraint) -> list:

@@ -11,7 +11,7 @@ import importlib
 from collections.abc import MutableMapping
 
 from ..errors import ConfigError
-from ..store.hashing import import_closure
+from ..store.hashing import plugin_closure
 
 
 class _Registry(MutableMapping):
@@ -170,7 +170,30 @@ def _checked_class(cls, name: str):
     if issubclass(cls, SemiSupervisedClassifier) and cls._fit is SemiSupervisedClassifier._fit:
         raise ConfigError(f"solver {name!r}: {cls.__name__} does not implement _fit(graph, codes, "
                           f"n_classes), which returns the class scores (n, C): {HOW_TO_WRITE}")
+    if issubclass(cls, SemiSupervisedClassifier):
+        _check_fit_signature(cls, name)
     return cls
+
+
+def _check_fit_signature(cls, name: str) -> None:
+    """ConfigError when ``_fit`` cannot take what fit passes it, ``_fit(graph, codes, n_classes)``
+    positionally: found from its signature, before a job (where it would fail after the
+    dataset, features, graph and splits jobs)."""
+    import inspect
+
+    raw = inspect.getattr_static(cls, "_fit")
+    fit = raw.__func__ if isinstance(raw, (staticmethod, classmethod)) else raw
+    try:
+        sig = inspect.signature(fit)
+    except (TypeError, ValueError):  # a builtin or C callable: nothing to read
+        return
+    args = (None,) * (3 if isinstance(raw, staticmethod) else 4)  # (self or cls,) graph, codes, n_classes
+    try:
+        sig.bind(*args)
+    except TypeError as exc:
+        raise ConfigError(f"solver {name!r}: {cls.__name__}._fit{sig} cannot be called as fit calls "
+                          f"it, _fit(graph, codes, n_classes) ({exc}); write def _fit(self, graph, "
+                          f"codes, n_classes) (docs/examples/my_method/my_method.py)") from None
 
 
 def solver_provenance(name: str) -> dict:
@@ -243,7 +266,9 @@ def make_solver(name: str, params: dict | None = None, /, **kwargs):
 
 def solver_modules(name: str) -> list[str]:
     """Modules whose source determines the solver's results (for rerun hashes): the gssl import
-    closure of the module defining it, read from the sources so it cannot go stale, and a
-    plugin's own module (editing it reruns its jobs, and only those)."""
+    closure of the module defining it, read from the sources so it cannot go stale, and for a
+    plugin, its module and what that imports from the plugin's own package or folder, directly
+    or not (editing a helper module reruns its jobs, and only those;
+    :func:`gssl.store.hashing.plugin_closure`)."""
     module = _check_name(name).__module__
-    return sorted({*import_closure(module), module})
+    return sorted({*plugin_closure(module), module})

@@ -84,15 +84,19 @@ def module_source_hash(*modules: str, length: int = 16) -> str:
     return h.hexdigest()[:length]
 
 
-def import_closure(*modules: str, package: str = "gssl") -> list[str]:
+def import_closure(*modules: str, package: str = "gssl", follows=None) -> list[str]:
     """The modules of ``package`` that the given modules import, directly or not (themselves included).
 
     Read from the source (``ast``), so lazy imports inside functions count too. A name imported
     from a package resolves to its submodule when there is one, else to the package's ``__init__``
     (whose own imports are then followed): import from submodules to keep closures narrow.
+    ``follows``, a test of a top-level name, widens ``package`` (:func:`plugin_closure`).
     """
     import ast
     import importlib
+
+    def inside(top: str) -> bool:
+        return top == package or (follows is not None and follows(top))
 
     seen, todo = set(), list(modules)
     while todo:
@@ -107,14 +111,14 @@ def import_closure(*modules: str, package: str = "gssl") -> list[str]:
         tree = ast.parse(Path(spec.origin).read_text(), filename=spec.origin)
         for node in ast.walk(tree):
             if isinstance(node, ast.Import):
-                todo += [a.name for a in node.names if a.name.split(".")[0] == package]
+                todo += [a.name for a in node.names if inside(a.name.split(".")[0])]
             elif isinstance(node, ast.ImportFrom):
                 base = node.module or ""
                 if node.level:
                     parts = name.split(".") if is_pkg else name.split(".")[:-1]
                     parts = parts[: len(parts) - (node.level - 1)]
                     base = ".".join(parts + ([node.module] if node.module else []))
-                if base.split(".")[0] != package:
+                if not inside(base.split(".")[0]):
                     continue
                 base_spec = importlib.util.find_spec(base)
                 if base_spec is None:
@@ -137,3 +141,44 @@ def _lazy_module(base: str, name: str) -> list[str]:
         return []
     module = getattr(importlib.import_module(base), "_LAZY", {}).get(name)
     return [module] if module else []
+
+
+def plugin_closure(module: str, package: str = "gssl") -> list[str]:
+    """:func:`import_closure` of a plugin's module (a solver or dataset loader outside gssl): the
+    ``package`` modules it imports, and its own, those of its package or folder that it imports
+    directly or not (a helper module beside it, a sibling in its package), themselves included.
+    A module in the same folder that another installed distribution owns (numpy in
+    site-packages, beside a plugin pip installed as one module) is not its own."""
+    from importlib.metadata import packages_distributions
+
+    top = module.split(".")[0]
+    root = _import_root(top)
+    dists = packages_distributions()  # top-level name -> the distributions that install it
+    owners = dists.get(top)
+
+    def own(name: str) -> bool:
+        if name == top:
+            return True
+        if root is None or _import_root(name) != root:
+            return False
+        theirs = dists.get(name)
+        return not theirs or (owners is not None and bool(set(theirs) & set(owners)))
+
+    return import_closure(module, package=package, follows=own)
+
+
+def _import_root(top: str):
+    """The folder on sys.path a top-level module or package is imported from; None for a
+    built-in, frozen or missing one."""
+    try:
+        spec = importlib.util.find_spec(top)
+    except (ImportError, ValueError):
+        return None
+    if spec is None:
+        return None
+    if spec.submodule_search_locations is not None:  # a package (regular or namespace)
+        locations = list(spec.submodule_search_locations)
+        return Path(locations[0]).resolve().parent if locations else None
+    if not spec.has_location or spec.origin is None:
+        return None
+    return Path(spec.origin).resolve().parent
