@@ -124,7 +124,8 @@ class FileSource:
         reader = {"csv": read_table, "tsv": read_table, "npz": _read_arrays, "h5": _read_arrays,
                   "mat": _read_arrays, "npy": _read_npy, "svmlight": _read_svmlight, "mtx": _read_mtx}
         X, y, classes, W, extra = reader[self.format](self)
-        ds = Dataset(name, X, y, classes, W=W, meta={
+        ids = extra.pop("ids", None)  # a table's id: column (not meta: one string per point)
+        ds = Dataset(name, X, y, classes, W=W, ids=ids, meta={
             "source": "file", "format": self.format, "n_unlabeled_rows": int((y < 0).sum()),
             "files": {str(p): file_sha256(p) for p in self.files}, **extra})
         _check_dataset(ds, self.path)
