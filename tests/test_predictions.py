@@ -249,8 +249,9 @@ def test_the_predictions_job_writes_named_tables_and_the_confusion_page(tmp_path
               "data": str(tmp_path / "data.h5"), "splits": str(tmp_path / "lpc.h5")},
              {**keys, "protocol": "all", "predict": True, "jobs": [tmp_path / "all.npz"],
               "data": str(tmp_path / "data.h5"), "splits": str(tmp_path / "all.h5")}]
-    out = SimpleNamespace(csv=tmp_path / "t.confusion.csv", html=tmp_path / "t.confusion.html")
-    predictions_job(tmp_path / "res", "e", cells, out, SimpleNamespace(info=lambda *a: None))
+    out = SimpleNamespace(folder=paths.path(tmp_path / "res", paths.PREDICTIONS_FOLDER, experiment="e"),
+                          csv=tmp_path / "t.confusion.csv", html=tmp_path / "t.confusion.html")
+    predictions_job("e", cells, out, SimpleNamespace(info=lambda *a: None))
     scored = pd.read_csv(paths.path(tmp_path / "res", paths.PREDICTIONS, experiment="e", protocol="lpc", **keys))
     assert scored.to_dict("list") == {"name": ["b3", "e5", "g9"], "true": ["dog", "dog", "eel"],
                                       "split_0": ["dog", "eel", "dog"], "n_scored": [1, 1, 1], "n_wrong": [0, 1, 1]}

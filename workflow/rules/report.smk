@@ -72,7 +72,6 @@ rule predictions:
         f"{RESULTS}/benchmarks/predictions/{{experiment}}.tsv"
     params:
         cells=lambda wc: prediction_cells(wc.experiment),
-        results=RESULTS,
         code=code_hash("gssl.analysis.predictions_job", "gssl.analysis.predictions", "gssl.datasets.dataset"),
     resources:
         mem_mb=per_attempt(2000),

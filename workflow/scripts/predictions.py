@@ -4,4 +4,4 @@ from gssl.pipeline.jobs import job_context
 
 sm = snakemake
 with job_context(sm.log[0]) as log:
-    predictions_job(sm.params.results, sm.wildcards.experiment, sm.params.cells, sm.output, log)
+    predictions_job(sm.wildcards.experiment, sm.params.cells, sm.output, log)

@@ -40,14 +40,17 @@ def read_job_predictions(npz_paths: list) -> dict:
     return out
 
 
-def predictions_job(results, experiment: str, cells: list[dict], out, log) -> None:
-    """Write the per-cell predictions under ``results/predictions/<experiment>/`` and ``out.csv``,
-    ``out.html`` (the confusion tables). ``cells``: per cell its keys (dataset, prep, graph,
+def predictions_job(experiment: str, cells: list[dict], out, log) -> None:
+    """Write the per-cell predictions under ``out.folder`` (``results/predictions/<experiment>``)
+    and ``out.csv``, ``out.html`` (the confusion tables). ``cells``: per cell its keys (dataset, prep, graph,
     method, protocol), ``predict`` (protocol kind predict), ``jobs`` (its solve jobs'
     ``.predictions.npz``), ``data`` (the dataset file) and ``splits`` (the splits file)."""
     from ..datasets import load_dataset
     from ..splits import load_splits
 
+    from pathlib import Path
+
+    results = Path(out.folder).parents[1]  # paths.PREDICTIONS_FOLDER under the results folder
     datasets = functools.cache(load_dataset)
     roles_of = functools.cache(load_splits)
     long, matrices, skipped = [], [], []
