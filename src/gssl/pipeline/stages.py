@@ -218,7 +218,8 @@ def fit_split(cell: Cell, split: int, method: dict, seed: int = 0) -> dict:
            "converged": getattr(est, "converged_", None), "stop_reason": getattr(est, "stop_reason_", None),
            "clusterer": bool(is_clusterer(est))}
     if (role == UNSCORED).any() and not np.isin(role, (UNLABELED, VALIDATION, TEST)).any():
-        out["scores"] = None if scores is None else np.asarray(scores, dtype=np.float64)  # protocol predict
+        scores = None if scores is None else np.asarray(scores, dtype=np.float64)  # protocol predict
+        out["scores"] = scores if scores is not None and scores.shape == (y.shape[0], cell.n_classes) else None
     return out
 
 
