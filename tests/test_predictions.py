@@ -11,12 +11,29 @@ import pandas as pd
 import pytest
 import yaml
 
-from gssl.analysis.predictions import (ABSTAINED, confusion, confusion_html, confusion_long, headline_points,
-                                       per_class_error, predicted_names, split_predictions,
-                                       unlabeled_predictions)
+from gssl.analysis.predictions import (
+    ABSTAINED,
+    confusion,
+    confusion_html,
+    confusion_long,
+    headline_points,
+    per_class_error,
+    predicted_names,
+    split_predictions,
+    unlabeled_predictions,
+)
 from gssl.datasets import read_file_dataset, select
 from gssl.errors import ConfigError, SplitError
-from gssl.splits import LABELED, TEST, UNLABELED, UNSCORED, UNUSED, VALIDATION, make_splits, n_splits
+from gssl.splits import (
+    LABELED,
+    TEST,
+    UNLABELED,
+    UNSCORED,
+    UNUSED,
+    VALIDATION,
+    make_splits,
+    n_splits,
+)
 
 REPO = Path(__file__).resolve().parents[1]
 CLASSES = np.asarray(["cat", "dog", "eel"])

@@ -12,7 +12,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from ..splits import LABELED, TEST, UNLABELED, UNSCORED, VALIDATION
+from ..splits import TEST, UNLABELED, VALIDATION
 
 SCORED = (UNLABELED, VALIDATION, TEST)  # the roles a split scores
 ABSTAINED = "(abstained)"  # a method that gives a node no label (transduction -1)
@@ -156,12 +156,13 @@ def confusion_html(cells: list[tuple[dict, np.ndarray, np.ndarray]], experiment:
         errors = per_class_error(counts, classes)
         abstained = bool(counts[:, -1].any())
         heads = [*classes, *([ABSTAINED] if abstained else [])]
-        out += ["<section>", f"<h2>{e(cell['dataset'])} &#183; prep <code>{e(cell['prep'])}</code> &#183; "
-                f"graph <code>{e(cell['graph'])}</code> &#183; <code>{e(cell['method'])}</code> &#183; "
-                f"protocol <code>{e(cell['protocol'])}</code></h2>",
-                '<table class="stats">', '<thead><tr><th scope="col" class="method">true / predicted</th>'
-                + "".join(f'<th scope="col">{e(h)}</th>' for h in heads)
-                + '<th scope="col">n</th><th scope="col">error %</th></tr></thead>', "<tbody>"]
+        out += ["<section>", (f"<h2>{e(cell['dataset'])} &#183; prep <code>{e(cell['prep'])}</code> &#183; "
+                              f"graph <code>{e(cell['graph'])}</code> &#183; <code>{e(cell['method'])}</code> "
+                              f"&#183; protocol <code>{e(cell['protocol'])}</code></h2>"),
+                '<table class="stats">',
+                ('<thead><tr><th scope="col" class="method">true / predicted</th>'
+                 + "".join(f'<th scope="col">{e(h)}</th>' for h in heads)
+                 + '<th scope="col">n</th><th scope="col">error %</th></tr></thead>'), "<tbody>"]
         for i, name in enumerate(classes):
             tds = "".join((f'<td class="best">{int(counts[i, j])}</td>' if i == j
                            else f"<td>{int(counts[i, j])}</td>") for j in range(len(heads)))

@@ -20,8 +20,13 @@ import pandas as pd
 
 from ..pipeline import paths
 from ..store.h5io import atomic_path, atomic_write_text
-from .predictions import (confusion, confusion_html, confusion_long, split_predictions,
-                          unlabeled_predictions)
+from .predictions import (
+    confusion,
+    confusion_html,
+    confusion_long,
+    split_predictions,
+    unlabeled_predictions,
+)
 
 
 def read_job_predictions(npz_paths: list) -> dict:
@@ -45,10 +50,10 @@ def predictions_job(experiment: str, cells: list[dict], out, log) -> None:
     and ``out.csv``, ``out.html`` (the confusion tables). ``cells``: per cell its keys (dataset, prep, graph,
     method, protocol), ``predict`` (protocol kind predict), ``jobs`` (its solve jobs'
     ``.predictions.npz``), ``data`` (the dataset file) and ``splits`` (the splits file)."""
+    from pathlib import Path
+
     from ..datasets import load_dataset
     from ..splits import load_splits
-
-    from pathlib import Path
 
     results = Path(out.folder).parents[1]  # paths.PREDICTIONS_FOLDER under the results folder
     datasets = functools.cache(load_dataset)

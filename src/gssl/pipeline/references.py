@@ -7,8 +7,8 @@ from __future__ import annotations
 import json
 
 from ..errors import ConfigError
-from ..splits import is_predict
 from ..metrics import SCORE_PREFIXES
+from ..splits import is_predict
 from .plan import get_dotted, grid_values, grid_variants, set_dotted
 
 SECTIONS = ("datasets", "preprocessing", "graphs", "methods", "protocols")
@@ -71,7 +71,7 @@ def _predict_problems(config: dict, exp: str, entry: dict) -> list[str]:
             continue  # a data file's rows: the data preflight reads them
         try:
             kind = get_spec(source).kind
-        except Exception:  # noqa: BLE001 - an unknown source is reported by the schema
+        except ConfigError:  # an unknown source: the schema reports it
             continue
         if kind != "plugin":
             problems.append(f"experiment '{exp}': protocol '{predict[0]}' (kind predict) predicts "
