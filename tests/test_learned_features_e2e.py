@@ -73,7 +73,7 @@ def test_a_changed_vae_parameter_reruns_that_chain_only(done):
     assert [j["wildcards"]["prep"] for j in jobs if j["rule"] == "features"] == ["vae"]
     assert {j["wildcards"]["prep"] for j in jobs if j["rule"] in ("graph", "solve")} == {"vae"}
     assert rules_of(jobs)["solve"] == N_JOBS  # the vae chain's cells: as many as the std chain's
-    assert set(rules_of(jobs)) == {"features", "graph", "solve", "aggregate", "loss_curve",
+    assert set(rules_of(jobs)) == {"features", "graph", "solve", "aggregate", "predictions", "loss_curve",
                                    "mlflow_summary", "all"}
 
 

@@ -605,7 +605,7 @@ def example_run(tmp_path_factory):
     config["results"] = "results"
     config["protocols"]["lpc1"]["repeats"] = 6
     config["protocols"]["select1"]["repeats"] = 2
-    config["experiments"]["my_method"]["protocols"] = ["lpc1"]
+    config["experiments"]["my_method"]["protocols"] = ["lpc1", "all"]  # all: kind predict
     ws = make_workspace(root / "ws", config)
     shutil.copytree(EXAMPLE, ws / "docs" / "examples" / "my_method")
     env = {"PYTHONPATH": f"{ws / 'src'}:{site}"}
@@ -638,6 +638,48 @@ def test_the_example_plugin_runs_beside_poisson_and_laplace(example_run):
 
 
 @pytest.mark.e2e
+def test_the_example_predicts_its_unlabeled_rows_by_id_and_class_name(example_run):
+    """Issue 48: every row of moons.csv with an empty label cell gets each method's predicted class
+    and class scores (protocol all, kind predict); each scored cell's predictions name the ids and
+    classes; the confusion matrices are in the tables, the report and MLflow."""
+    import pandas as pd
+
+    from gssl.pipeline import paths
+
+    ws, env, _ = example_run
+    csv = pd.read_csv(EXAMPLE / "moons.csv", dtype=str, keep_default_na=False)
+    unlabeled = csv.loc[csv["shape"] == "", "id"].tolist()
+    assert len(unlabeled) == 20
+    cell = {"experiment": "my_method", "dataset": "moons_csv", "prep": "std", "graph": "knn10"}
+    for method in ("pagerank", "poisson", "laplace"):
+        got = pd.read_csv(ws / paths.path("results", paths.UNLABELED_PREDICTIONS, method=method,
+                                          protocol="all", **cell))
+        assert got["id"].tolist() == unlabeled
+        assert set(got["predicted"]) <= {"lower", "upper"} and len(set(got["predicted"])) == 2
+        assert [c for c in got.columns if c.startswith("score_")] == ["score_lower", "score_upper"]
+        scored = pd.read_csv(ws / paths.path("results", paths.PREDICTIONS, method=method, protocol="lpc1", **cell))
+        assert set(scored["id"]) <= set(csv["id"]) - set(unlabeled) and set(scored["true"]) == {"lower", "upper"}
+        assert [c for c in scored.columns if c.startswith("split_")] == [f"split_{i}" for i in range(6)]
+        assert not (ws / paths.path("results", paths.PREDICTIONS, method=method, protocol="all", **cell)).exists()
+    table = pd.read_csv(ws / "results" / "tables" / "my_method.csv")
+    assert set(table["protocol"]) == {"lpc1"}  # protocol predict scores nothing: not in the tables
+    confusion = pd.read_csv(ws / "results" / "tables" / "my_method.confusion.csv")
+    poisson = confusion.query("method == 'poisson'")
+    errors = 100 * poisson.query("true != predicted")["count"].sum() / poisson["count"].sum()
+    mean = table.query("method == 'poisson'")["error_unlabeled_mean"].item()
+    assert errors == pytest.approx(mean, abs=1e-3)  # every split scores as many points: pooled = mean
+    page = (ws / "results" / "tables" / "my_method.confusion.html").read_text()
+    assert page.count("<table") == 3 and "true / predicted" in page
+    from workflow_helpers import smk
+
+    smk(ws, "--report", "report.html", env=env)
+    report = (ws / "report.html").read_text()
+    assert "my_method.confusion.html" in report and "confusion matrices and per-class error" in report
+    artifacts = {p.name for p in (ws / "results" / "mlflow-artifacts").rglob("*.csv")}
+    assert {"lpc1.csv", "all.unlabeled.csv", "my_method.confusion.csv"} <= artifacts
+
+
+@pytest.mark.e2e
 def test_editing_the_data_or_the_plugin_reruns_exactly_what_depends_on_it(example_run):
     from workflow_helpers import rules_of
 
@@ -659,7 +701,7 @@ def test_editing_the_data_or_the_plugin_reruns_exactly_what_depends_on_it(exampl
     try:
         counts = rules_of(planned_jobs_env(ws, env))
         assert counts["dataset"] == 1 and counts["features"] == 1 and counts["graph"] == 1
-        assert counts["solve"] == 3  # every method's cell on this dataset
+        assert counts["solve"] == 6  # every method's cells on this dataset (lpc1 and all)
     finally:
         data.write_text(text)
 

@@ -271,6 +271,7 @@ def _job(config):
 # the captions of the aggregate rule's outputs
 CAPTIONS = ("table.rst", "plot.rst", "stats.rst", "boxes.rst", "cd.rst", "ranks.rst")
 LOSS_CAPTION = "loss.rst"  # the loss_curve job's (a chain that trains a network)
+CONFUSION_CAPTION = "confusion.rst"  # the predictions job's
 
 
 def _render(name, snakemake):
@@ -300,7 +301,7 @@ def test_every_report_text_renders_without_a_docutils_message():
     from gssl.pipeline.plan import experiments_to_run
 
     assert {p.name for p in (REPO / "workflow" / "report").glob("*.rst")} == {*CAPTIONS, LOSS_CAPTION,
-                                                                               "workflow.rst"}
+                                                                               CONFUSION_CAPTION, "workflow.rst"}
     for name, config in _configs():
         text = _render("workflow.rst", type("Snakemake", (), {"config": config}))
         items = re.findall(r"^- ``(\w+)``: (.*)\n  \((.*)\)$", text, re.M)
@@ -316,6 +317,11 @@ def test_every_report_text_renders_without_a_docutils_message():
 
     loss = _render(LOSS_CAPTION, SimpleNamespace(wildcards=SimpleNamespace(dataset="fashion_mnist", prep="vae30")))
     assert "fashion_mnist" in loss and "``vae30``" in loss and "{{" not in loss
+    confusion = _render(CONFUSION_CAPTION, SimpleNamespace(
+        wildcards=SimpleNamespace(experiment="demo_digits"),
+        output=_Files(folder="results/predictions/demo_digits", csv="results/tables/demo_digits.confusion.csv",
+                      html="results/tables/demo_digits.confusion.html")))
+    assert "``demo_digits``" in confusion and "results/predictions/demo_digits" in confusion and "{{" not in confusion
 
 
 

@@ -2,6 +2,7 @@ import json
 import multiprocessing
 import os
 import time
+from pathlib import Path
 
 import pytest
 
@@ -514,3 +515,19 @@ def test_cell_runs_group_the_blocks_of_a_cell_solved_in_several_jobs():
     assert cell["children"] == ["r0", "r1"] and cell["tags"]["gssl.kind"] == "cell"
     assert cell["tags"]["gssl.experiment"] == "e" and cell["tags"]["gssl.solver"] == "tv_rls"
     assert cell["metrics"]["error_unlabeled_mean"] == pytest.approx(0.2)
+    assert cell["files"] == []
+    assert cell_runs("e", {key: [(block(0, 0.1), "r0"), (block(1, 0.3), "r1")]}, {key: ["p.csv"]})[0]["files"] == ["p.csv"]
+
+
+def test_a_cells_predictions_table_is_found_for_its_run_and_a_grid_point_has_none(tmp_path):
+    from gssl.pipeline import paths
+    from gssl.pipeline.logging_job import cell_predictions
+    from gssl.pipeline.plan import CELL_KEYS
+
+    cell = dict(zip(CELL_KEYS, ("d", "p", "g", "m", "all")))
+    assert cell_predictions(tmp_path, "e", (*cell.values(), None)) == []  # not written (yet)
+    table = Path(paths.path(tmp_path, paths.UNLABELED_PREDICTIONS, experiment="e", **cell))
+    table.parent.mkdir(parents=True)
+    table.write_text("id,predicted\n")
+    assert cell_predictions(tmp_path, "e", (*cell.values(), None)) == [str(table)]
+    assert cell_predictions(tmp_path, "e", (*cell.values(), "g1234")) == []

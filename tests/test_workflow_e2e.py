@@ -289,7 +289,7 @@ def test_changing_one_method_reruns_only_its_jobs_and_the_report(done):
     solves = [j for j in jobs if j["rule"] == "solve"]
     assert len(solves) == N_JOBS // 2
     assert {j["wildcards"]["method"] for j in solves} == {"rls"}
-    assert set(rules_of(jobs)) == {"solve", "aggregate", "mlflow_summary", "all"}
+    assert set(rules_of(jobs)) == {"solve", "aggregate", "predictions", "mlflow_summary", "all"}
 
 
 def test_adding_entries_reruns_nothing_that_exists(done):

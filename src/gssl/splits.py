@@ -6,7 +6,9 @@ of the existing ones. A split is an int8 vector of roles over the dataset's poin
 LABELED=0, UNLABELED=1, VALIDATION=2, TEST=3, UNUSED=-1 (points a protocol with fixed counts
 leaves out; they are neither labeled nor scored) and UNSCORED=4 (points the data gives no label,
 label -1: fitted as unlabeled graph nodes in every split, never labeled nor scored; the protocol
-draws among the labeled points only).
+draws among the labeled points only). Protocol ``predict`` has one split that labels every labeled
+point and predicts those without a label (UNSCORED): the predictions for a researcher's own
+unlabeled rows.
 
 Sampling is stratified: a point's role is decided by its rank in a random order within its class,
 so per-class counts are exact and no Python loop runs over points.
@@ -34,6 +36,7 @@ _KEYS = {
                          "pool": None},
     "label_fraction": {"fraction": None, "per_class": None, "repeats": 10},
     "unsupervised": {"repeats": 1},  # every point unlabeled; repeats = independent seeded trials
+    "predict": {},  # one split: every labeled point labeled, every point without a label predicted
 }
 
 
@@ -68,10 +71,11 @@ def validate_protocol(spec: dict) -> dict:
     kind = spec["kind"]
     if kind not in _KEYS:
         raise ConfigError(f"unknown split protocol kind {kind!r}; known kinds: {sorted(_KEYS)}")
-    unknown = sorted(set(spec) - set(_KEYS[kind]) - {"kind", "holdout", "test_from"})
+    extra = set() if kind == "predict" else {"holdout", "test_from"}  # predict scores nothing
+    unknown = sorted(set(spec) - set(_KEYS[kind]) - {"kind"} - extra)
     if unknown:
         raise ConfigError(f"split protocol {kind!r}: unknown keys {unknown}; allowed: "
-                          f"{sorted(_KEYS[kind])}")
+                          f"{sorted(_KEYS[kind]) or 'none'}")
     out = {"kind": kind, **_KEYS[kind], "holdout": None, **spec}
     _validate_holdout(out)
     if "test_from" in out:  # only when given: the defaults (and so the cached splits' ids) stay
@@ -94,6 +98,8 @@ def validate_protocol(spec: dict) -> dict:
         _int(out, "repeats", 1), _int(out, "pool", 1, True)
     elif kind == "unsupervised":
         _int(out, "repeats", 1)
+    elif kind == "predict":
+        pass  # no keys
     else:
         _validate_fraction(out)
     return out
@@ -145,6 +151,8 @@ def _validate_fraction(out: dict) -> None:
 
 def n_splits(spec: dict) -> int:
     spec = validate_protocol(spec)
+    if spec["kind"] == "predict":
+        return 1
     if spec["kind"] == "melacci_cv":
         return spec["folds"] * spec["randomizations"]
     return spec["repeats"]
@@ -341,14 +349,36 @@ def _unsupervised(y, spec, dataset, pid):
 
 _PROTOCOLS = {"labels_per_class": _labels_per_class, "melacci_cv": _melacci_cv,
               "per_class_counts": _per_class_counts, "label_fraction": _label_fraction,
-              "unsupervised": _unsupervised}
+              "unsupervised": _unsupervised, "predict": None}  # predict: predict_roles
 PROTOCOL_KINDS = tuple(_PROTOCOLS)  # the protocol kinds a config may name (the schema's enum)
+
+
+def is_predict(spec: dict) -> bool:
+    """Whether a protocol predicts the rows without a label (kind predict) instead of scoring."""
+    return isinstance(spec, dict) and spec.get("kind") == "predict"
+
+
+def predict_roles(y, dataset: str = "the dataset") -> np.ndarray:
+    """The one split of protocol ``predict``: every labeled point LABELED, every point without a
+    label (-1) UNSCORED (predicted, never scored). SplitError where no point lacks a label."""
+    y = np.asarray(y)
+    if y.ndim != 1 or y.dtype.kind not in "iu":
+        raise SplitError(f"labels must be a 1-D integer array, got dtype {y.dtype} and shape {y.shape}")
+    if not (y < 0).any():
+        raise SplitError(f"protocol kind predict predicts the rows without a label, and {dataset} "
+                         f"has none (all {y.size} rows are labeled): leave the label cell empty on "
+                         f"the rows to predict, or use a scoring protocol (labels_per_class, ...)")
+    if np.unique(y[y >= 0]).size < 2:
+        raise SplitError(f"protocol kind predict needs labeled rows of at least 2 classes in {dataset}")
+    return np.where(y >= 0, LABELED, UNSCORED).astype(np.int8)[None, :]
 
 
 def make_splits(y, spec: dict, dataset: str, protocol_id: str) -> np.ndarray:
     """Roles (int8, shape (n_splits, n)) of every point in every split of the protocol."""
     spec = validate_protocol(spec)
     y = np.asarray(y)
+    if spec["kind"] == "predict":
+        return predict_roles(y, f"dataset {dataset!r}")
     if y.ndim == 1 and y.dtype.kind in "iu" and (y < 0).any():  # points without a label
         known = y >= 0
         roles = np.full((n_splits(spec), y.size), UNSCORED, dtype=np.int8)

@@ -6,7 +6,8 @@ from pathlib import Path
 
 from gssl.pipeline import paths
 from gssl.pipeline.config import load_yaml, selected_by, table_entry, validate_config
-from gssl.pipeline.plan import expected_headline, experiments_to_run, grid_variants, selection_jobs, solve_jobs
+from gssl.pipeline.plan import (expected_headline, experiments_to_run, grid_variants, scored_solve_jobs, selection_jobs,
+                                solve_jobs)
 from gssl.datasets import FILE_SOURCE, generated_datasets
 from gssl.errors import ConfigError
 from gssl.store.hashing import module_source_hash
@@ -175,6 +176,30 @@ def run_json(job):
 @functools.cache
 def experiment_runs(experiment):
     return [run_json(job) for job in solve_jobs(config, experiment)]
+
+
+@functools.cache
+def scored_runs(experiment):
+    """The solve outputs the tables and statistics read: not those of a protocol of kind predict."""
+    return [run_json(job) for job in scored_solve_jobs(config, experiment)]
+
+
+@functools.cache
+def prediction_cells(experiment):
+    """Per cell what rule predictions reads: its keys, whether its protocol is kind predict, its
+    solve jobs' .predictions.npz, the dataset and the splits file."""
+    from gssl.splits import is_predict
+
+    cells = {}
+    for job in solve_jobs(config, experiment):
+        key = tuple(job[k] for k in ("dataset", "prep", "graph", "method", "protocol"))
+        cell = cells.setdefault(key, {
+            **dict(zip(("dataset", "prep", "graph", "method", "protocol"), key)),
+            "predict": is_predict(config["protocols"][job["protocol"]]), "jobs": [],
+            "data": paths.path(RESULTS, paths.DATA, dataset=job["dataset"]),
+            "splits": paths.path(RESULTS, paths.SPLITS, dataset=job["dataset"], protocol=job["protocol"])})
+        cell["jobs"].append(paths.path(RESULTS, paths.RUNS, suffix=".predictions.npz", **job))
+    return list(cells.values())
 
 
 def grid_json(job):

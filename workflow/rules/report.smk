@@ -4,6 +4,7 @@
 # merge them, and a second label with two values becomes a toggle that hides one kind
 TABLES_MEANS = "results: mean ± std"
 TABLES_STATS = "statistics: intervals, tests, ranks"
+TABLES_CONFUSION = "confusion matrices and per-class error"
 
 
 rule aggregate:
@@ -12,7 +13,7 @@ rule aggregate:
     # shows the HTML tables and the plots. gssl.analysis (report, stats, ranks, plots) holds the
     # numerics, gssl.analysis.aggregate_job the order.
     input:
-        lambda wc: experiment_runs(wc.experiment),
+        lambda wc: scored_runs(wc.experiment),  # not protocol predict's cells: they score nothing
     output:
         csv=results_pattern(paths.TABLES, suffix=".csv"),
         md=results_pattern(paths.TABLES, suffix=".md"),
@@ -48,6 +49,37 @@ rule aggregate:
         "../../environment.yml"
     script:
         "../scripts/aggregate.py"
+
+
+rule predictions:
+    # An experiment's predictions by name, in one job: per cell a CSV of each split's predicted
+    # class for its scored points (the dataset's ids, the true class), or for a protocol of kind
+    # predict every row without a label with its predicted class and class scores; and the
+    # confusion matrices and per-class errors (gssl.analysis.predictions_job).
+    input:
+        predictions=lambda wc: [p.removesuffix(".json") + ".predictions.npz" for p in experiment_runs(wc.experiment)],
+        data=lambda wc: sorted({c["data"] for c in prediction_cells(wc.experiment)}),
+        splits=lambda wc: sorted({c["splits"] for c in prediction_cells(wc.experiment)}),
+    output:
+        folder=directory(results_pattern(paths.PREDICTIONS_FOLDER)),
+        csv=results_pattern(paths.TABLES, suffix=".confusion.csv"),
+        html=report(results_pattern(paths.TABLES, suffix=".confusion.html"), category="Tables",
+                    subcategory=TABLES_CONFUSION, caption="../report/confusion.rst",
+                    labels={"experiment": "{experiment}"}),
+    log:
+        f"{RESULTS}/logs/report/{{experiment}}.predictions.log",
+    benchmark:
+        f"{RESULTS}/benchmarks/predictions/{{experiment}}.tsv"
+    params:
+        cells=lambda wc: prediction_cells(wc.experiment),
+        code=code_hash("gssl.analysis.predictions_job", "gssl.analysis.predictions", "gssl.datasets.dataset"),
+    resources:
+        mem_mb=per_attempt(2000),
+        runtime=per_attempt(30),
+    conda:
+        "../../environment.yml"
+    script:
+        "../scripts/predictions.py"
 
 
 rule loss_curve:
@@ -86,6 +118,8 @@ rule mlflow_summary:
         pending=lambda wc: pending_runs(wc.experiment),
         grid_runs=lambda wc: experiment_selection(wc.experiment)[0],
         tables=rules.aggregate.output,
+        confusion=[rules.predictions.output.csv, rules.predictions.output.html],
+        predictions=rules.predictions.output.folder,
         learned=lambda wc: learned_features(wc.experiment),
         loss_plots=lambda wc: loss_curve_plots(wc.experiment),
     output:

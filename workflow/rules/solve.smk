@@ -15,6 +15,7 @@ rule solve:
     output:
         json=results_pattern(paths.RUNS, suffix=".json"),
         runs=results_pattern(paths.RUNS, suffix=".mlflow.json.gz"),
+        predictions=results_pattern(paths.RUNS, suffix=".predictions.npz"),  # label codes: rule predictions
     log:
         results_pattern(paths.beside("logs/solve", paths.JOB, ".log")),
     benchmark:

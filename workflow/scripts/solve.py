@@ -15,4 +15,5 @@ with job_context(sm.log[0], sm.threads) as log:
                                                               sm.input.splits, p.provenance, sm.input.data),
                    spec={"graph": p.graph_spec, "preprocessing": {"steps": p.prep_steps},
                          "protocol": p.protocol_spec, "seed": p.seed})
-    write_pending(sm.output.runs, solve_job(sm.input, p, wc, splits, runs, sm.output.json, log))
+    write_pending(sm.output.runs, solve_job(sm.input, p, wc, splits, runs, sm.output.json, log,
+                                           getattr(sm.output, "predictions", None)))  # solve_grid: none

@@ -22,6 +22,9 @@ class Dataset:
     classes: str array of the C class names, in label order (``classes[y[i]]`` names point i).
     W: symmetric CSR adjacency for graph-only datasets, else None.
     meta: JSON-serialisable facts (source, n_train, generator params, view, ...).
+    ids: str array of the points' ids (a file's ``id:`` column, or the parent's row numbers in a
+       class view that drops rows), or None: a point is named by its row number
+       (:meth:`point_ids`). Not part of the fingerprint.
     """
 
     name: str
@@ -30,6 +33,7 @@ class Dataset:
     classes: np.ndarray
     W: sp.csr_matrix | None = None
     meta: dict = field(default_factory=dict)
+    ids: np.ndarray | None = None
 
     @property
     def fingerprint(self) -> str:
@@ -47,3 +51,14 @@ class Dataset:
     def class_counts(self) -> np.ndarray:
         """Points per class (points without a label are not counted)."""
         return np.bincount(self.y[self.y >= 0], minlength=self.n_classes)
+
+    def point_ids(self) -> np.ndarray:
+        """Each point's id as a string: the ``ids`` given, else its 0-based row number."""
+        if self.ids is not None:
+            return np.asarray(self.ids).astype(str)
+        return np.arange(self.n_samples).astype(str)
+
+    @property
+    def id_name(self) -> str:
+        """What the ids are: the file's id column's name, or ``row`` (0-based row numbers)."""
+        return str(self.meta.get("id_column") or "row")

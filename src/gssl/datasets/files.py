@@ -138,7 +138,8 @@ class FileSource:
                                f"sizes it declares (or give a smaller file)") from None
         except Exception as exc:  # noqa: BLE001 - a parser's own: named, its text (file content) left out
             raise DatasetError(f"{self.path}: cannot be read as {self.format}: {_parser_failure(exc)}") from None
-        ds = Dataset(name, X, y, classes, W=W, meta={
+        ids = extra.pop("ids", None)  # a table's id: column (not meta: one string per point)
+        ds = Dataset(name, X, y, classes, W=W, ids=ids, meta={
             "source": "file", "format": self.format, "n_unlabeled_rows": int((y < 0).sum()),
             "files": {str(p): file_sha256(p) for p in self.files}, **extra})
         _check_dataset(ds, self.path)

@@ -61,6 +61,7 @@ def read_table(src):
             raise DatasetError(f"{src.path}: id column {ident!r} repeats an id (lines "
                                f"{lines}; {dup.nunique()} ids repeated): each point needs its own "
                                f"id; remove the duplicated rows")
+        extra["id_column"], extra["ids"] = ident, ids.to_numpy(dtype=str)
     return X, y, classes, None, extra
 
 

@@ -47,7 +47,8 @@ def select(ds: Dataset, classes=None, groups=None) -> Dataset:
     classes=[4, 9]: keep those classes, relabelled 0.. in the order given.
     groups=[[0, 1, 2, 3, 4], [5, 6, 7, 8, 9]]: new class j = union of group j (name "0+1+2+3+4").
     Classes are label indices (ints) or class names (strs). Points of other classes are dropped
-    (rows of X, rows and columns of W); points without a label (-1) are kept; point order is kept. ``meta["view"]`` records the view and
+    (rows of X, rows and columns of W); points without a label (-1) are kept; point order is kept, and each point's id
+    (the parent's ``ids``, else its row number in the parent). ``meta["view"]`` records the view and
     ``meta["parent_n_samples"]`` the size of the parent.
     """
     if (classes is None) == (groups is None):
@@ -69,4 +70,6 @@ def select(ds: Dataset, classes=None, groups=None) -> Dataset:
     view = {"classes": [int(c) for c in flat]} if classes is not None else {"groups": groups}
     meta = {**ds.meta, "view": view, "parent_n_samples": ds.n_samples}
     meta.pop("n_train", None)  # the train/test boundary no longer lies at a fixed row
-    return Dataset(ds.name, X, y[keep], names, W=W, meta=meta)
+    ids = ds.ids if ds.ids is not None or keep.size == ds.n_samples else ds.point_ids()
+    return Dataset(ds.name, X, y[keep], names, W=W, meta=meta,
+                   ids=None if ids is None else np.asarray(ids)[keep])  # the parent's ids, or rows

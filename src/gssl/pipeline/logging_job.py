@@ -2,7 +2,8 @@
 where they are missing (under a file lock: the logging jobs of several experiments may start at
 once), log the runs its solve, grid and select jobs left to log (those not in the store yet), a
 parent run for each cell whose splits ran in several jobs, and the summary run (tables, plots);
-mark every run that is no longer current as superseded. Writes the run ids of every job output
+mark every run that is no longer current as superseded; each cell's predictions table (rule
+predictions) becomes an artifact of the cell's run. Writes the run ids of every job output
 (the ledger from job outputs to MLflow runs), the UI link, the sha256 of every pending-runs file it
 logged, and the params each cache file the experiment read was to be built with: what
 `gssl verify` checks the results folder against."""
@@ -16,16 +17,31 @@ from pathlib import Path
 
 from ..metrics import split_statistics
 from ..store.h5io import atomic_write_text
-from ..tracking.client import init_store, log_pending, summarize
+from ..tracking.client import init_store, log_files, log_pending, summarize
 from ..tracking.records import KIND_TAG, run_name
 from ..tracking.views import ui_link
 from .plan import CELL_KEYS as KEYS  # not gssl.analysis.stats: SciPy's stats cost 1 s
 from .stages import read_blocks
 
 
-def cell_runs(name: str, by_cell: dict) -> list[dict]:
+def cell_predictions(results, name: str, key: tuple) -> list[str]:
+    """The predictions table of a cell (rule predictions: each split's predicted class, or for a
+    protocol of kind predict each unlabeled row's), where it was written; none for a grid point."""
+    from pathlib import Path
+
+    from . import paths
+
+    if key[-1]:  # a selection cell's grid point: its predictions are not kept
+        return []
+    parts = dict(zip(KEYS, key))
+    return [p for p in (paths.path(results, t, experiment=name, **parts)
+                        for t in (paths.PREDICTIONS, paths.UNLABELED_PREDICTIONS)) if Path(p).is_file()]
+
+
+def cell_runs(name: str, by_cell: dict, files: dict | None = None) -> list[dict]:
     """A parent run for each cell (or selection cell: a grid point's) whose splits ran in several
-    jobs, over its blocks' split runs; ``by_cell``: cell key -> [(block, its run id)]."""
+    jobs, over its blocks' split runs; ``by_cell``: cell key -> [(block, its run id)]; ``files``:
+    cell key -> the files to log as the cell run's artifacts (its predictions)."""
     cells = []
     for key, group in by_cell.items():
         if len(group) == 1:  # the job's parent run is the cell's run
@@ -37,7 +53,7 @@ def cell_runs(name: str, by_cell: dict) -> list[dict]:
                                KIND_TAG: "selection_cell" if variant else "cell",
                                "gssl.solver": first["method_params"]["solver"]},
                       "params": {"method": first["method_params"]}, "metrics": metrics,
-                      "children": [rid for _, rid in group]})
+                      "children": [rid for _, rid in group], "files": (files or {}).get(key, [])})
     return cells
 
 
@@ -84,9 +100,13 @@ def logging_job(tracking_uri: str, name: str, entry: dict, headline, inputs, out
     for path in outputs:
         for block, tree in zip(blocks[path], ledger[path], strict=True):
             by_cell[tuple(block[k] for k in KEYS) + (block.get("variant"),)].append((block, tree["run"]))
-    sid = summarize(tracking_uri, exp_id, name, current, list(inputs.tables), params={"experiment": entry},
-                    metrics={"n_runs": len(current), "n_cells": len(by_cell)}, cells=cell_runs(name, by_cell),
-                    representations=representations)
+    files = {key: cell_predictions(results, name, key) for key in by_cell}
+    sid = summarize(tracking_uri, exp_id, name, current, [*inputs.tables, *getattr(inputs, "confusion", [])],
+                    params={"experiment": entry}, metrics={"n_runs": len(current), "n_cells": len(by_cell)},
+                    cells=cell_runs(name, by_cell, files), representations=representations)
+    # a cell solved in one job: its predictions on that job's parent run (overwritten when logged again)
+    log_files(tracking_uri, {group[0][1]: files[key] for key, group in by_cell.items()
+                             if len(group) == 1 and files[key]})
     t_done = time.perf_counter()
     n_new = sum(1 + len(t["children"]) for trees in ledger.values() for t in trees if t["logged"])
     timings = {"init_seconds": t_init - t_start, "log_seconds": t_logged - t_init,

@@ -13,7 +13,8 @@ GRAPH = "graphs/{dataset}/{prep}/{graph}.h5"
 SPLITS = "splits/{dataset}/{protocol}.h5"
 
 # one solve (runs/) or grid (selection/) job: a cell, or a block of its splits; {suffix} .json for
-# its output, .mlflow.json.gz for the runs it leaves to log
+# its output, .mlflow.json.gz for the runs it leaves to log, .predictions.npz (solve jobs) for each
+# split's label codes
 JOB = "{experiment}/{dataset}/{prep}/{graph}/{method}/{protocol}/splits{first}-{last}"
 RUNS = "runs/" + JOB + "{suffix}"
 SELECTION = "selection/" + JOB + "{suffix}"
@@ -23,6 +24,12 @@ TABLES = "tables/{experiment}{suffix}"  # .csv, .md, .html, .stats.csv, ...
 PLOT = "plots/{experiment}/{plot}.png"
 LOSS_PLOT = "plots/learned/{dataset}/{prep}.loss.png"  # a chain that trains a network: its loss
 MLFLOW_SUMMARY = "mlflow/{experiment}.summary.json"
+# an experiment's predictions by name (rule predictions): per cell each split's predicted class of
+# its scored points, or (protocol kind predict) each row without a label, its predicted class and
+# class scores
+PREDICTIONS_FOLDER = "predictions/{experiment}"
+PREDICTIONS = PREDICTIONS_FOLDER + "/{dataset}/{prep}/{graph}/{method}/{protocol}.csv"
+UNLABELED_PREDICTIONS = PREDICTIONS_FOLDER + "/{dataset}/{prep}/{graph}/{method}/{protocol}.unlabeled.csv"
 
 
 def pattern(results, template: str, **parts) -> str:

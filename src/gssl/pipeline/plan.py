@@ -95,6 +95,26 @@ def solve_jobs(config: dict, experiment: str) -> list[dict]:
     return jobs
 
 
+def scored_protocols(config: dict, experiment: str) -> list[str]:
+    """An experiment's protocols that score points (its tables' columns): all but kind predict."""
+    from ..splits import is_predict
+
+    return [p for p in config["experiments"][experiment]["protocols"] if not is_predict(config["protocols"][p])]
+
+
+def scored_solve_jobs(config: dict, experiment: str) -> list[dict]:
+    """The solve jobs whose splits score points (the tables' and statistics' inputs)."""
+    scored = set(scored_protocols(config, experiment))
+    return [j for j in solve_jobs(config, experiment) if j["protocol"] in scored]
+
+
+def predict_cells(config: dict, experiment: str) -> list[dict]:
+    """Wildcard dicts (experiment and CELL_KEYS) of the cells whose protocol is kind predict."""
+    scored = set(scored_protocols(config, experiment))
+    return [{k: j[k] for k in ("experiment", *CELL_KEYS)} for j in solve_jobs(config, experiment)
+            if j["protocol"] not in scored]
+
+
 def expected_headline(config: dict, experiment: str) -> tuple[str, bool]:
     """(score, lower is better) an experiment's tables lead with, known before anything runs:
     purity for clustering methods, the test error for protocols with test points, else the error
@@ -107,7 +127,7 @@ def expected_headline(config: dict, experiment: str) -> tuple[str, bool]:
     e = config["experiments"][experiment]
     solvers = [solver_class(config["methods"][m]["solver"]) for m in e["methods"]]
     score = headline_score(all(cls is not None and is_clusterer(cls()) for cls in solvers),
-                           all(_has_test_points(config["protocols"][p]) for p in e["protocols"]))
+                           all(_has_test_points(config["protocols"][p]) for p in scored_protocols(config, experiment)))
     return score, not score.startswith(HIGHER_IS_BETTER)
 
 

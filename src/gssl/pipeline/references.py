@@ -9,6 +9,7 @@ import json
 
 from ..errors import ConfigError
 from ..metrics import SCORE_PREFIXES
+from ..splits import is_predict
 from .plan import get_dotted, grid_values, grid_variants, set_dotted
 
 SECTIONS = ("datasets", "preprocessing", "graphs", "methods", "protocols")
@@ -37,12 +38,46 @@ def reference_problems(config: dict) -> list[str]:
                              if config["preprocessing"].get(p)]
         problems += _selection_problems(config, exp, entry)
         problems += _paper_reference_problems(exp, entry)
+        problems += _predict_problems(config, exp, entry)
     problems += _method_problems(config["methods"])
     problems += _protocol_problems(config["protocols"])
     for exp in config.get("run", []):
         if exp not in config["experiments"]:
             problems.append(f"run names unknown experiment '{exp}' "
                             f"(defined: {', '.join(sorted(config['experiments']))})")
+    return problems
+
+
+def _predict_problems(config: dict, exp: str, entry: dict) -> list[str]:
+    """Protocols of kind predict score nothing: an experiment needs a scoring protocol beside
+    them (its tables), a selection cannot choose on them, and a registered dataset (every point
+    labeled; a plugin's data may have rows without a label) has no row for them to predict."""
+    from ..datasets import FILE_SOURCE, get_spec
+
+    predict = [p for p in entry["protocols"] if is_predict(config["protocols"].get(p))]
+    if not predict:
+        return []
+    problems = []
+    if len(predict) == len(entry["protocols"]):
+        problems.append(f"experiment '{exp}': every protocol ({', '.join(predict)}) is kind predict, "
+                        f"which scores nothing; add a scoring protocol beside it for the tables, "
+                        f"e.g. protocols: {{lpc1: {{kind: labels_per_class, n: 1}}}}")
+    sel = (entry.get("selection") or {}).get("protocol")
+    if sel is not None and is_predict(config["protocols"].get(sel)):
+        problems.append(f"experiment '{exp}': selection protocol '{sel}' is kind predict, which "
+                        f"scores nothing to choose by; choose on a scoring protocol")
+    for ds in entry["datasets"]:
+        source = config["datasets"].get(ds, {}).get("source")
+        if source is None or source == FILE_SOURCE:
+            continue  # a data file's rows: the data preflight reads them
+        try:
+            kind = get_spec(source).kind
+        except ConfigError:  # an unknown source: the schema reports it
+            continue
+        if kind != "plugin":
+            problems.append(f"experiment '{exp}': protocol '{predict[0]}' (kind predict) predicts "
+                            f"the rows without a label, and dataset '{ds}' (source {source}) labels "
+                            f"every row; use it on a source: file dataset with empty label cells")
     return problems
 
 
@@ -154,6 +189,8 @@ def _selection_problems(config: dict, exp: str, entry: dict) -> list[str]:
                         f"reads the label of a point the reported protocols score; or set "
                         f"selection.scored_points: true")
     for p in entry["protocols"]:
+        if is_predict(config["protocols"].get(p)):  # scores nothing: may fit on the holdout's labels
+            continue
         ph = config["protocols"].get(p, {}).get("holdout") or {}
         if ph != {"fraction": hold.get("fraction"), "part": "outside"}:
             problems.append(f"experiment '{exp}': reported protocol '{p}' must leave the selection "

@@ -17,7 +17,8 @@ from ..store.hashing import canonical_json
 from ..store.lineage import LINEAGE_TAG, input_digests
 from .jobs import git_commit
 from .selection import methods_for_splits
-from .stages import Cell, block_payload, describe_inputs, expected_params, run_cell, run_grid, write_block, write_grid
+from .stages import (Cell, block_payload, describe_inputs, expected_params, run_cell, run_grid, write_block, write_grid,
+                     write_predictions)
 
 
 def input_tags(features, graph, splits, provenance: dict, data=None) -> dict:
@@ -54,10 +55,12 @@ def graph_metrics(cell: Cell) -> dict:
     return {"graph_knn_recall": params["knn_recall"]} if "knn_recall" in params else {}
 
 
-def solve_job(inputs, params, wc: dict, splits: list, runs, out_json, log) -> list[dict]:
+def solve_job(inputs, params, wc: dict, splits: list, runs, out_json, log, out_predictions=None) -> list[dict]:
     """Run one job: ``inputs`` (features, graph, splits, and chosen for a selected method) and
     ``params`` (method, seed, prep_steps, graph_spec, protocol_spec, code; grid for a grid job) as
-    the rule names them; write ``out_json`` and return the run trees ``runs`` (a JobRuns) built."""
+    the rule names them; write ``out_json`` (and an evaluation job's ``out_predictions``: each
+    split's labels, :func:`gssl.pipeline.stages.write_predictions`) and return the run trees
+    ``runs`` (a JobRuns) built."""
     t_start = time.perf_counter()
     seed, method = params.seed, dict(params.method)
     cell = Cell(inputs.features, inputs.graph, inputs.splits, expect=expected_params(
@@ -87,5 +90,7 @@ def solve_job(inputs, params, wc: dict, splits: list, runs, out_json, log) -> li
         log.info("%d grid points x %d splits; timings %s", len(fitted), len(splits), timings)
     else:
         write_block(out_json, wc, method, results, params.code, timings, inputs=lineage)
+        if out_predictions is not None:
+            write_predictions(out_predictions, results)
         log.info("%d splits, %d runs to log; timings %s", len(results), len(results) + 1, timings)
     return trees

@@ -15,7 +15,7 @@ import numpy as np
 
 from .._package import __version__
 from ..errors import ConfigError
-from ..store.h5io import atomic_write_text, read_attrs
+from ..store.h5io import atomic_path, atomic_write_text, read_attrs
 from ..store.hashing import file_sha256
 from ..store.lineage import check_inputs, input_digests as _inputs, same_source
 
@@ -240,8 +240,13 @@ def fit_split(cell: Cell, split: int, method: dict, seed: int = 0) -> dict:
         metrics["purity"] = purity(y[mask], pred[mask])
         metrics["clustering_accuracy"] = clustering_accuracy(y[mask], pred[mask])
     history = list(getattr(est, "history_", None) or [])
-    return {"split": split, "metrics": metrics, "history": history, "predictions": pred.tolist(),
-            "converged": getattr(est, "converged_", None), "stop_reason": getattr(est, "stop_reason_", None)}
+    out = {"split": split, "metrics": metrics, "history": history, "predictions": pred.tolist(),
+           "converged": getattr(est, "converged_", None), "stop_reason": getattr(est, "stop_reason_", None),
+           "clusterer": bool(is_clusterer(est))}
+    if (role == UNSCORED).any() and not np.isin(role, (UNLABELED, VALIDATION, TEST)).any():
+        scores = None if scores is None else np.asarray(scores, dtype=np.float64)  # protocol predict
+        out["scores"] = scores if scores is not None and scores.shape == (y.shape[0], cell.n_classes) else None
+    return out
 
 
 def solver_seed(seed: int, split: int, role) -> int:
@@ -360,6 +365,24 @@ def write_grid(out, blocks: list[dict], timings: dict) -> None:
     """A grid job's output: one block per grid point, in grid order, and the job's timings."""
     atomic_write_text(out, json.dumps({"gssl_version": __version__, "blocks": blocks,
                                        "timings": timings}, indent=1, sort_keys=True) + "\n")
+
+
+def write_predictions(out, results: list[dict]) -> None:
+    """A solve job's predictions (``.predictions.npz`` beside its JSON): ``splits`` (k,), the label
+    codes ``predictions`` (k, n; -1 where a method abstains), ``clusterer`` (whether they are
+    cluster ids) and, for a split of protocol predict, the class ``scores`` (k, n, C; NaN-free,
+    as fit checked). Turned into named tables by :mod:`gssl.analysis.predictions`."""
+    import io
+
+    arrays = {"splits": np.asarray([r["split"] for r in results], dtype=np.int64),
+              "predictions": np.asarray([r["predictions"] for r in results], dtype=np.int32),
+              "clusterer": np.asarray(any(r.get("clusterer") for r in results))}
+    if results and all(r.get("scores") is not None for r in results):
+        arrays["scores"] = np.stack([r["scores"] for r in results]).astype(np.float32)
+    buf = io.BytesIO()
+    np.savez_compressed(buf, **arrays)
+    with atomic_path(out) as tmp:
+        Path(tmp).write_bytes(buf.getvalue())
 
 
 def read_blocks(path) -> list[dict]:

@@ -138,6 +138,18 @@ def log_pending(uri: str, experiment_id: str, paths: list,
     return out
 
 
+def log_files(uri: str, files: dict[str, list]) -> None:
+    """Log each run's files (run id -> paths) as its artifacts, under their own names: a file
+    logged again replaces the earlier copy, so this can run after every change of an experiment."""
+    if not files:
+        return
+    with _server_named(uri, "logging the cells' files"):
+        client = _client(uri)
+        for run_id, paths in files.items():
+            for path in paths:
+                _retry_locked(lambda r=run_id, p=path: client.log_artifact(r, str(p)))
+
+
 LOCK_RETRIES = 5  # attempts at a run tree when another process holds the sqlite store's write lock
 
 
