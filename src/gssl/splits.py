@@ -68,12 +68,16 @@ def validate_protocol(spec: dict) -> dict:
     kind = spec["kind"]
     if kind not in _KEYS:
         raise ConfigError(f"unknown split protocol kind {kind!r}; known kinds: {sorted(_KEYS)}")
-    unknown = sorted(set(spec) - set(_KEYS[kind]) - {"kind", "holdout", "test_from"})
+    unknown = sorted(set(spec) - set(_KEYS[kind]) - {"kind", "holdout", "test_from", "active"})
     if unknown:
         raise ConfigError(f"split protocol {kind!r}: unknown keys {unknown}; allowed: "
                           f"{sorted(_KEYS[kind])}")
     out = {"kind": kind, **_KEYS[kind], "holdout": None, **spec}
     _validate_holdout(out)
+    if "active" in out:  # the start sets of an active-learning loop (gssl.active.protocol)
+        from .active.protocol import validate_protocol_active
+
+        out["active"] = validate_protocol_active(out["active"])
     if "test_from" in out:  # only when given: the defaults (and so the cached splits' ids) stay
         _int(out, "test_from", 1)
         if out["holdout"] is not None:

@@ -70,3 +70,16 @@ def make_acquisition(name: str, params: dict | None = None) -> Acquisition:
     acq = cls(**params)
     acq._validate_params()
     return acq
+
+
+def acquisition_modules(name: str) -> list[str]:
+    """Modules whose source determines an active method's results beyond its solver's (for rerun
+    hashes): the loop and gssl's acquisitions with their gssl imports, and a plugin's module."""
+    from ..store.hashing import import_closure
+
+    mods = {*import_closure("gssl.pipeline.active_split"), "gssl.pipeline.active_split",
+            *import_closure("gssl.active"), "gssl.active"}
+    module = acquisition_class(name).__module__
+    if not module.startswith("gssl."):
+        mods.add(module)
+    return sorted(mods)

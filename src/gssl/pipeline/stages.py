@@ -133,6 +133,7 @@ class Cell:
         self.graph.X = self.X
         self.roles = load_splits(splits_path, expect_params=expect.get("splits"), rule="splits")
         self.splits_path = splits_path
+        self.protocol = read_attrs(splits_path, "splits")["params"].get("protocol")
         n = self.y.shape[0]
         if self.graph.n_nodes != n or self.roles.shape[1] != n:
             raise ConfigError(f"size mismatch: features {n}, graph {self.graph.n_nodes}, splits "
@@ -162,6 +163,16 @@ def fit_split(cell: Cell, split: int, method: dict, seed: int = 0) -> dict:
     if not 0 <= split < cell.roles.shape[0]:
         raise ConfigError(f"split {split} out of range: {cell.splits_path} holds "
                           f"{cell.roles.shape[0]} splits")
+    active = (cell.protocol or {}).get("active")
+    if bool(active) != bool(method.get("active")):
+        raise ConfigError(f"method {method['solver']!r} {'with' if method.get('active') else 'without'} "
+                          f"an acquisition on a protocol {'without' if not active else 'with'} active: "
+                          f"give both or neither (gssl.active.protocol)")
+    if active:
+        from ..splits import validate_protocol
+        from .active_split import fit_active_split
+
+        return fit_active_split(cell, split, method, validate_protocol(cell.protocol)["active"], seed)
     y, role = cell.y, cell.roles[split]
     y_train = np.where(role == LABELED, y, -1)
     params = dict(method.get("params") or {})
@@ -314,7 +325,8 @@ def block_payload(wildcards: dict, method: dict, results: list[dict], code_hash:
     output (``results/mlflow/<experiment>.summary.json``), not here: jobs do not log."""
     records = [{"split": r["split"], "metrics": r["metrics"], "converged": r.get("converged"),
                 "stop_reason": r.get("stop_reason"),
-                **({"chosen": r["chosen"]} if r.get("chosen") is not None else {})}
+                **({"chosen": r["chosen"]} if r.get("chosen") is not None else {}),
+                **({"curve": r["curve"]} if r.get("curve") is not None else {})}
                for r in results]
     return {"gssl_version": __version__, **wildcards, "method_params": method,
             "splits": records, "code_hash": code_hash, "timings": timings}
