@@ -6,6 +6,7 @@ import copy
 import json
 
 import numpy as np
+import pandas as pd
 import pytest
 
 from gssl.active.protocol import validate_protocol_active
@@ -151,3 +152,13 @@ def test_budget_table_pairs_acquisitions_with_random_on_the_same_draws(tmp_path)
     assert v["p_value"] == pytest.approx(2 / 2 ** 8)  # every draw better: the exact test's floor
     assert table.query("acquisition == 'vopt' and queries == 0")["p_value"].item() == 1.0  # same start
     assert "+5.00▲" in budget_markdown(table)
+
+
+def test_the_page_names_what_beats_random_sampling():
+    from gssl.analysis.active_page import verdicts
+
+    table = pd.DataFrame([
+        {"dataset": "d", "model": "laplace", "queries": 10, "acquisition": a, "vs_random": v, "p_holm": p}
+        for a, v, p in [("random", np.nan, np.nan), ("vopt", 3.0, 0.01), ("uncertainty", -2.0, 0.02),
+                        ("model_change", 5.0, 0.2)]])
+    assert verdicts(table) == ["- **d · laplace**: 10 queries: better vopt; worse uncertainty"]

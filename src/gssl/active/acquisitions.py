@@ -34,8 +34,10 @@ class Acquisition(ParamValidation, BaseEstimator):
 
     needs_eigenpairs = False
 
-    def start(self, W, labeled: np.ndarray, *, random_state=None) -> None:
-        """Prepare for the first query: ``W`` the graph's weights, ``labeled`` the start set."""
+    def start(self, W, labeled: np.ndarray, *, random_state=None, eigenpairs=None) -> None:
+        """Prepare for the first query: ``W`` the graph's weights, ``labeled`` the start set
+        (``eigenpairs``: W's normalized-Laplacian pairs where the caller has them; read by the
+        acquisitions that need them, ignored by the others)."""
         self._validate_params()
         self._rng = np.random.default_rng(random_state)
 

@@ -21,6 +21,15 @@ KEYS = ["dataset", "prep", "graph", "method", "protocol"]
 BASELINE = "random"
 
 
+# parameters that do not change a model on a connected graph: left out of its label
+QUIET_PARAMS = ("unreachable",)
+
+
+def _named(name: str, params: dict) -> str:
+    """``name`` or ``name(k=v, ...)``: a model's or an acquisition's label in tables and plots."""
+    return name + (f"({', '.join(f'{k}={v}' for k, v in sorted(params.items()))})" if params else "")
+
+
 def load_curves(run_paths, methods: dict) -> pd.DataFrame:
     """One row per (cell, split, round): ``queries``, ``accuracy`` (%), and the method's
     ``model`` (solver and params) and ``acquisition``, from the solve jobs' JSON outputs and the
@@ -34,10 +43,9 @@ def load_curves(run_paths, methods: dict) -> pd.DataFrame:
             if not curve:
                 continue
             m = methods[block["method"]]
-            model = m["solver"] + (json.dumps(m.get("params"), sort_keys=True) if m.get("params") else "")
-            acq = m["active"]["acquisition"]
-            if (m["active"].get("params") or {}):
-                acq += " " + json.dumps(m["active"]["params"], sort_keys=True)
+            model = _named(m["solver"], {k: v for k, v in (m.get("params") or {}).items()
+                                         if k not in QUIET_PARAMS})
+            acq = _named(m["active"]["acquisition"], m["active"].get("params") or {})
             for q, a in zip(curve["queries"], curve["accuracy"], strict=True):
                 rows.append({**{k: block[k] for k in KEYS}, "split": rec["split"], "model": model,
                              "acquisition": acq, "queries": q, "accuracy": 100.0 * a})

@@ -54,11 +54,11 @@ def uncertainty(scores: np.ndarray, measure: str = "smallest_margin") -> np.ndar
     u = np.asarray(scores, dtype=np.float64)
     if u.ndim != 2 or u.shape[1] < 2:
         raise ValueError(f"uncertainty: scores must be (m, C) with C >= 2 classes, got {u.shape}")
-    if measure in ("smallest_margin", "largest_margin"):
-        part = np.partition(u, (0, u.shape[1] - 2, u.shape[1] - 1), axis=1) if u.shape[1] > 2 \
-            else np.sort(u, axis=1)
-        other = part[:, -2] if measure == "smallest_margin" else part[:, 0]
-        return 1.0 - (part[:, -1] - other)
+    if measure == "smallest_margin":  # the two largest: after a partition at C - 2, in order
+        top2 = np.partition(u, u.shape[1] - 2, axis=1)[:, -2:]
+        return 1.0 - (top2[:, 1] - top2[:, 0])
+    if measure == "largest_margin":
+        return 1.0 - (u.max(axis=1) - u.min(axis=1))
     if measure == "least_confidence":
         return 1.0 - u.max(axis=1)
     p = _softmax(u)

@@ -4,7 +4,7 @@ split's labeled (start) set, the labels of its unlabeled points revealed as they
 The result has the shape of :func:`gssl.pipeline.stages.fit_split`'s: ``metrics`` (the errors
 after the whole budget, as every table reads them, and ``error_unlabeled_at<q>`` after q queries
 for each of the protocol's ``report_at``), ``history`` (one row per round: ``accuracy`` on the
-points still unlabeled, ``n_labeled``, ``queries``; logged as the split run's MLflow metric
+points still unlabeled, ``n_labeled``, ``queries``, ``seconds`` of the round; logged as the split run's MLflow metric
 history ``history.accuracy``, step = round) and ``curve`` (the same, for the report's plot)."""
 
 from __future__ import annotations
@@ -63,8 +63,8 @@ def fit_active_split(cell, split: int, method: dict, active: dict, seed: int = 0
     for q in active["report_at"]:  # the first round with at least q queries
         i = next(i for i, done in enumerate(queries) if done >= q)
         metrics[f"error_unlabeled_at{q}"] = 100.0 * (1.0 - hist.accuracy[i])  # %, as error_rate
-    history = [{"accuracy": a, "n_labeled": n, "queries": q}
-               for a, n, q in zip(hist.accuracy, hist.n_labeled, queries, strict=True)]
+    history = [{"accuracy": a, "n_labeled": n, "queries": q, "seconds": t}
+               for a, n, q, t in zip(hist.accuracy, hist.n_labeled, queries, hist.seconds, strict=True)]
     return {"split": split, "metrics": metrics, "history": history, "predictions": pred.tolist(),
             "converged": True, "stop_reason": f"budget of {queries[-1]} queries",
             "curve": {"queries": queries, "accuracy": hist.accuracy,
