@@ -110,6 +110,9 @@ def test_rank_one_updates_equal_the_dense_posterior():
     numerics.condition_on(C, V, K, 0.01)
     want = S - S[:, K] @ np.linalg.solve(S[np.ix_(K, K)] + 0.01 * np.eye(3), S[K, :])
     np.testing.assert_allclose(V @ C @ V.T, want, atol=1e-12)
+    F = np.asfortranarray(numerics.prior_covariance(lam, 0.0))  # BLAS writes a copy: still in place
+    numerics.condition_on(F, V, K, 0.01)
+    np.testing.assert_allclose(F, C, atol=1e-12)
 
 
 def test_vopt_loop_queries_what_graphlearnings_loop_queries(setting):

@@ -117,7 +117,7 @@ class _CovarianceAcquisition(Acquisition):
         numerics.condition_on(self._C, self._V, np.asarray(labeled), self._gamma2)
 
     def update(self, queried):
-        numerics.condition_on(self._C, self._V, np.asarray(queried), self._gamma2)
+        numerics.condition_on(self._C, self._V, queried, self._gamma2)
 
 
 class VOpt(_CovarianceAcquisition):

@@ -29,13 +29,29 @@ is Sigma's, ``(V^T 1)^T c_k``, which is what its full-covariance form computes.
 from __future__ import annotations
 
 import numpy as np
+from scipy.linalg.blas import dger
 
 UNCERTAINTY_MEASURES = ("smallest_margin", "largest_margin", "least_confidence", "entropy", "norm")
 
 
-def _softmax(u: np.ndarray) -> np.ndarray:
-    e = np.exp(u - u.max(axis=1, keepdims=True))
-    return e / e.sum(axis=1, keepdims=True)
+def _softmax(u: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Row-wise softmax p of u and each row's largest p (= 1 / the row's sum of exp(u - max)).
+    Row sums as a product with ones (BLAS): numpy's reduction over a few columns is slower."""
+    e = np.exp(u - _extremes(u)[0][:, None])
+    s = e @ np.ones(u.shape[1])
+    return e / s[:, None], 1.0 / s
+
+
+def _extremes(u: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The largest, second largest and smallest score of each row (exact), a column at a time:
+    a few classes per row make numpy's row-wise sort or reduction several times slower."""
+    first, second, low = u[:, 0].copy(), np.full(u.shape[0], -np.inf), u[:, 0].copy()
+    for j in range(1, u.shape[1]):
+        col = u[:, j]
+        np.maximum(second, np.minimum(first, col), out=second)
+        np.maximum(first, col, out=first)
+        np.minimum(low, col, out=low)
+    return first, second, low
 
 
 def uncertainty(scores: np.ndarray, measure: str = "smallest_margin") -> np.ndarray:
@@ -54,20 +70,18 @@ def uncertainty(scores: np.ndarray, measure: str = "smallest_margin") -> np.ndar
     u = np.asarray(scores, dtype=np.float64)
     if u.ndim != 2 or u.shape[1] < 2:
         raise ValueError(f"uncertainty: scores must be (m, C) with C >= 2 classes, got {u.shape}")
-    if measure == "smallest_margin":  # the two largest: after a partition at C - 2, in order
-        top2 = np.partition(u, u.shape[1] - 2, axis=1)[:, -2:]
-        return 1.0 - (top2[:, 1] - top2[:, 0])
-    if measure == "largest_margin":
-        return 1.0 - (u.max(axis=1) - u.min(axis=1))
-    if measure == "least_confidence":
-        return 1.0 - u.max(axis=1)
-    p = _softmax(u)
+    if measure in ("smallest_margin", "largest_margin", "least_confidence"):
+        first, second, low = _extremes(u)
+        if measure == "smallest_margin":
+            return 1.0 - (first - second)
+        return 1.0 - (first - low) if measure == "largest_margin" else 1.0 - first
+    p, p_max = _softmax(u)
     if measure == "entropy":
-        return p.max(axis=1) - np.sum(p * np.log(p + 1e-5), axis=1)
+        return p_max - (p * np.log(p + 1e-5)) @ np.ones(u.shape[1])
     if measure == "norm":
         top = np.argmax(u, axis=1)
         p[np.arange(top.size), top] -= 1.0
-        return np.linalg.norm(p, axis=1)
+        return np.sqrt(np.einsum("ij,ij->i", p, p))
     raise ValueError(f"uncertainty: unknown measure {measure!r}; known: {UNCERTAINTY_MEASURES}")
 
 
@@ -112,6 +126,9 @@ def condition_on(C: np.ndarray, V: np.ndarray, nodes, gamma2: float) -> np.ndarr
     for k in np.atleast_1d(nodes):
         v = V[k]
         c = C @ v
-        # C -= c c^T / (gamma2 + v.c), as one BLAS rank-one update into C
-        C -= np.multiply.outer(c, c / (gamma2 + v @ c))
+        # C -= c c^T / (gamma2 + v.c) as one BLAS rank-one update (dger) in place: C is
+        # symmetric, so its transpose (Fortran order, what BLAS writes into) is C itself
+        out = dger(-1.0 / (gamma2 + v.dot(c)), c, c, a=C.T, overwrite_a=1)
+        if not np.shares_memory(out, C):  # C was not a C-ordered float64 array: dger copied
+            C[...] = out.T
     return C
