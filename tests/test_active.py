@@ -11,6 +11,7 @@ from gssl.active import (ActiveLearner, Acquisition, ModelChange, ModelChangeVOp
                          SigmaOpt, UncertaintySampling, VOpt, make_acquisition, run_queries)
 from gssl.errors import ConfigError, SolverError
 from gssl.optim import active as numerics
+from gssl.solvers.base import SemiSupervisedClassifier
 from gssl.solvers.registry import make_solver
 
 from test_graph_learning import digits, draw  # noqa: F401  (digits: the fixture)
@@ -249,3 +250,27 @@ def test_an_acquisition_by_import_path(setting):
         make_acquisition("test_active:ours")
     with pytest.raises(ConfigError, match="has no 'Nope'"):
         make_acquisition("test_active:Nope")
+
+
+class OneStepPropagation(SemiSupervisedClassifier):
+    """A plugin classifier: class scores of a few steps of label propagation along W."""
+
+    _parameter_constraints = {}
+
+    def _fit(self, graph, codes, n_classes):
+        F = np.zeros((codes.size, n_classes))
+        F[codes >= 0, codes[codes >= 0]] = 1.0
+        U = F.copy()
+        for _ in range(5):
+            U = graph.W @ U + F
+        return U
+
+
+@pytest.mark.parametrize("model", ["poisson_mbo", "plugin"])
+def test_the_loop_runs_any_classifier_with_class_scores(model, setting):
+    W, y, eig, start, u = setting
+    est = OneStepPropagation() if model == "plugin" else make_solver(model, n_outer=2, n_inner=5)
+    learner = ActiveLearner(est, ModelChangeVOpt(n_eig=N_EIG), batch=2, random_state=0)
+    hist = run_queries(learner, W, y, start, budget=4, eigenpairs=eig)
+    assert hist.n_labeled == [10, 12, 14] and len(set(sum(hist.queried, []))) == 4
+    assert learner.scores.shape == (y.size, 10)
