@@ -71,13 +71,17 @@ def validate_protocol(spec: dict) -> dict:
     kind = spec["kind"]
     if kind not in _KEYS:
         raise ConfigError(f"unknown split protocol kind {kind!r}; known kinds: {sorted(_KEYS)}")
-    extra = set() if kind == "predict" else {"holdout", "test_from"}  # predict scores nothing
+    extra = set() if kind == "predict" else {"holdout", "test_from", "active"}  # predict scores nothing
     unknown = sorted(set(spec) - set(_KEYS[kind]) - {"kind"} - extra)
     if unknown:
         raise ConfigError(f"split protocol {kind!r}: unknown keys {unknown}; allowed: "
                           f"{sorted(_KEYS[kind]) or 'none'}")
     out = {"kind": kind, **_KEYS[kind], "holdout": None, **spec}
     _validate_holdout(out)
+    if "active" in out:  # the start sets of an active-learning loop (gssl.active.protocol)
+        from .active.protocol import validate_protocol_active
+
+        out["active"] = validate_protocol_active(out["active"])
     if "test_from" in out:  # only when given: the defaults (and so the cached splits' ids) stay
         _int(out, "test_from", 1)
         if out["holdout"] is not None:

@@ -143,7 +143,18 @@ def run_provenance(wc):
 
 
 def solver_code_hash(method):
-    return _solver_code_hash(config["methods"][method]["solver"])
+    entry = config["methods"][method]
+    if entry.get("active"):  # the query loop's and the acquisition's code as well
+        return _active_code_hash(entry["solver"], entry["active"]["acquisition"])
+    return _solver_code_hash(entry["solver"])
+
+
+@functools.cache
+def _active_code_hash(solver, acquisition):
+    from gssl.active.registry import acquisition_modules
+    from gssl.solvers.registry import solver_modules
+
+    return code_hash(*JOB_MODULES, *solver_modules(solver), *acquisition_modules(acquisition))
 
 
 @functools.cache  # one import closure per solver, not one per job: it reads and parses the sources
@@ -153,9 +164,11 @@ def _solver_code_hash(solver):
     # gssl.pipeline.solve_job runs the job; gssl.pipeline.selection and gssl.pipeline.config map a
     # selection's choice onto the parameters a job fits with; gssl.tracking.job_runs builds the runs
     # the job asks to log
-    return code_hash("gssl.pipeline.solve_job", "gssl.pipeline.stages", "gssl.metrics", "gssl.pipeline.selection",
-                     "gssl.pipeline.config", "gssl.tracking.job_runs",
-                     *solver_modules(solver))
+    return code_hash(*JOB_MODULES, *solver_modules(solver))
+
+
+JOB_MODULES = ("gssl.pipeline.solve_job", "gssl.pipeline.stages", "gssl.metrics", "gssl.pipeline.selection",
+               "gssl.pipeline.config", "gssl.tracking.job_runs")
 
 
 def raw_manifest(wildcards):
@@ -268,8 +281,17 @@ def all_report_outputs():
         outs += [*(paths.path(RESULTS, paths.TABLES, experiment=exp, suffix=s) for s in (".csv", ".md", ".html")),
                  paths.path(RESULTS, paths.PLOT, experiment=exp, plot="error"),
                  paths.path(RESULTS, paths.MLFLOW_SUMMARY, experiment=exp),
-                 *loss_curve_plots(exp)]
+                 *loss_curve_plots(exp),
+                 *([paths.path(RESULTS, paths.PLOT, experiment=exp, plot="active")] if active_budgets(exp) else [])]
     return outs
+
+
+def active_budgets(experiment):
+    """The query counts an experiment's active-learning protocols report at (none: no such protocol)."""
+    from gssl.splits import validate_protocol
+
+    return sorted({b for p in config["experiments"][experiment]["protocols"]
+                   for b in (validate_protocol(config["protocols"][p]).get("active") or {}).get("report_at", [])})
 
 
 def learned_chains(experiment):

@@ -82,6 +82,32 @@ rule predictions:
         "../scripts/predictions.py"
 
 
+rule active_curves:
+    # an experiment with an active-learning protocol: its learning curves and budget tables
+    input:
+        lambda wc: experiment_runs(wc.experiment),
+    output:
+        plot=report(results_pattern(paths.PLOT, plot="active"), category="Plots",
+                    caption="../report/active.rst",
+                    labels={"experiment": "{experiment}", "plot": "active learning curves"}),
+        csv=results_pattern(paths.TABLES, suffix=".active.csv"),
+        budgets_csv=results_pattern(paths.TABLES, suffix=".active_budgets.csv"),
+        budgets_md=results_pattern(paths.TABLES, suffix=".active_budgets.md"),
+    log:
+        f"{RESULTS}/logs/report/{{experiment}}.active.log",
+    params:
+        methods=lambda wc: {m: config["methods"][m] for m in config["experiments"][wc.experiment]["methods"]},
+        budgets=lambda wc: active_budgets(wc.experiment),
+        code=code_hash("gssl.analysis.active_curves", "gssl.analysis.plots", "gssl.analysis.stats"),
+    resources:
+        mem_mb=per_attempt(2000),
+        runtime=per_attempt(10),
+    conda:
+        "../../environment.yml"
+    script:
+        "../scripts/active_curves.py"
+
+
 rule loss_curve:
     # the training loss per epoch of a chain that trains a network (vae, autoencoder)
     input:

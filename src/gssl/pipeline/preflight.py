@@ -62,9 +62,12 @@ def _short_class_hint(exc, ds, did: str) -> str:
 class _Facts:
     """What is known of a dataset (after its class view) before its job runs."""
 
-    def __init__(self, n=None, n_exact=True, d=None, sparse=False, counts=None):
+    def __init__(self, n=None, n_exact=True, d=None, sparse=False, counts=None, n_classes=None,
+                 n_labeled=None):
         self.n, self.n_exact, self.d, self.sparse = n, n_exact, d, sparse
         self.counts = counts  # points per class (a generator's, after the view), where known
+        # classes and points with a label, where known (an active protocol's unlabeled pool)
+        self.n_classes, self.n_labeled = n_classes, n_labeled
 
 
 def _registry_facts(did: str, entry: dict) -> _Facts | None:
@@ -95,6 +98,8 @@ def _registry_facts(did: str, entry: dict) -> _Facts | None:
     facts = _Facts(n, True, None if spec.graph_only else d, spec.sparse, counts)
     view = class_view(entry)
     if not view:
+        if spec.kind in ("mirror", "bundled"):  # a generator's params may change its classes
+            facts.n_classes, facts.n_labeled = spec.n_classes, n
         return facts
     names = spec.class_names()
     if names is None:
@@ -156,8 +161,12 @@ def _file_facts(did: str, entry: dict) -> _Facts | None:
         ds = select(ds, **view) if view else ds
     except Exception:  # noqa: BLE001 - reported by _data_file_problems
         return None
+    import numpy as np
+
     X = ds.X
-    return _Facts(ds.n_samples, True, None if X is None else X.shape[1], bool(X is not None and sp.issparse(X)))
+    y = np.asarray(ds.y)
+    return _Facts(ds.n_samples, True, None if X is None else X.shape[1], bool(X is not None and sp.issparse(X)),
+                  n_classes=int(np.unique(y[y >= 0]).size), n_labeled=int(np.count_nonzero(y >= 0)))
 
 
 def _graph_problem(spec: dict, n: int, n_exact: bool) -> str | None:
@@ -203,6 +212,7 @@ def _known_shape_problems(config: dict) -> list[str]:
             base = facts.get(did)
             if base is None or base.n is None:
                 continue
+            problems += _active_pool_problems(config, exp, e, did, base)
             for prep in e["preprocessing"]:
                 try:  # the chain itself, or a step refusing these shapes: the features job's message
                     chain_output(config["preprocessing"][prep],
@@ -232,6 +242,24 @@ def _known_shape_problems(config: dict) -> list[str]:
                     seen.add((did, pid))
                     problems.append(f"experiment '{exp}': protocol '{pid}' on dataset '{did}': {found}")
     return problems
+
+
+def _active_pool_problems(config: dict, exp: str, e: dict, did: str, facts: _Facts) -> list[str]:
+    """An active protocol whose budget exceeds the unlabeled pool of the dataset (known sizes)."""
+    if facts.n_classes is None or facts.n_labeled is None:
+        return []
+    from ..active.protocol import pool_problem
+    from ..splits import validate_protocol
+
+    out = []
+    for pid in e["protocols"]:
+        spec = config["protocols"][pid]
+        if not spec.get("active"):
+            continue
+        found = pool_problem(validate_protocol(spec), facts.n_labeled, facts.n_classes)
+        if found:
+            out.append(f"experiment '{exp}': protocol '{pid}' on dataset '{did}': {found}")
+    return out
 
 
 _FILE_CACHE: dict = {}

@@ -39,6 +39,7 @@ def reference_problems(config: dict) -> list[str]:
         problems += _selection_problems(config, exp, entry)
         problems += _paper_reference_problems(exp, entry)
         problems += _predict_problems(config, exp, entry)
+        problems += _active_problems(config, exp, entry)
     problems += _method_problems(config["methods"])
     problems += _protocol_problems(config["protocols"])
     for exp in config.get("run", []):
@@ -81,6 +82,16 @@ def _predict_problems(config: dict, exp: str, entry: dict) -> list[str]:
     return problems
 
 
+def _active_problems(config: dict, exp: str, entry: dict) -> list[str]:
+    """Active-learning methods and protocols that cannot run together (gssl.active.protocol)."""
+    if not any(config["methods"].get(m, {}).get("active") for m in entry["methods"]) and \
+            not any(config["protocols"].get(p, {}).get("active") for p in entry["protocols"]):
+        return []
+    from ..active.protocol import experiment_problems
+
+    return experiment_problems(config, exp, entry)
+
+
 def _protocol_problems(protocols: dict) -> list[str]:
     """What the split jobs would refuse (e.g. label_fraction with fraction 1.0), caught here so
     that ``gssl config check`` and the workflow's DAG stage agree."""
@@ -121,6 +132,13 @@ def _method_problems(methods: dict) -> list[str]:
                 break
         else:
             problems += _class_prior_problems(mid, entry, solver)
+        if entry.get("active") is not None:
+            from ..active.protocol import validate_method_active
+
+            try:
+                validate_method_active(entry["active"])
+            except ConfigError as exc:
+                problems.append(f"method '{mid}': {exc}")
     return problems
 
 

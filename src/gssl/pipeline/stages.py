@@ -158,6 +158,7 @@ class Cell:
                 and self.y.shape[0] == self.roles.shape[1]:  # else the size check below names all three
             check_rederived(splits_path, self.roles, self.y, drawn)
         self.rederive_seconds = time.perf_counter() - t1
+        self.protocol = drawn.get("protocol")
         n = self.y.shape[0]
         if self.graph.n_nodes != n or self.roles.shape[1] != n:
             raise ConfigError(f"size mismatch: features {n}, graph {self.graph.n_nodes}, splits "
@@ -188,6 +189,16 @@ def fit_split(cell: Cell, split: int, method: dict, seed: int = 0) -> dict:
     if not 0 <= split < cell.roles.shape[0]:
         raise ConfigError(f"split {split} out of range: {cell.splits_path} holds "
                           f"{cell.roles.shape[0]} splits")
+    active = (cell.protocol or {}).get("active")
+    if bool(active) != bool(method.get("active")):
+        raise ConfigError(f"method {method['solver']!r} {'with' if method.get('active') else 'without'} "
+                          f"an acquisition on a protocol {'without' if not active else 'with'} active: "
+                          f"give both or neither (gssl.active.protocol)")
+    if active:
+        from ..splits import validate_protocol
+        from .active_split import fit_active_split
+
+        return fit_active_split(cell, split, method, validate_protocol(cell.protocol)["active"], seed)
     y, role = cell.y, cell.roles[split]
     y_train = np.where(role == LABELED, y, -1)
     params = dict(method.get("params") or {})
@@ -349,7 +360,8 @@ def block_payload(wildcards: dict, method: dict, results: list[dict], code_hash:
     (``results/mlflow/<experiment>.summary.json``), not here: jobs do not log."""
     records = [{"split": r["split"], "metrics": r["metrics"], "converged": r.get("converged"),
                 "stop_reason": r.get("stop_reason"),
-                **({"chosen": r["chosen"]} if r.get("chosen") is not None else {})}
+                **({"chosen": r["chosen"]} if r.get("chosen") is not None else {}),
+                **({"curve": r["curve"]} if r.get("curve") is not None else {})}
                for r in results]
     return {"gssl_version": __version__, **wildcards, "method_params": method,
             "splits": records, "code_hash": code_hash, "timings": timings,

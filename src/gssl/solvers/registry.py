@@ -122,27 +122,29 @@ def solver_class(name: str):
                       f"import path 'package.module:ClassName' of your own estimator")
 
 
-def _import_path(path: str):
+def _import_path(path: str, what: str = "solver"):
+    """The object an import path ``package.module:attr`` names; ConfigError naming ``what`` it
+    was given as (a solver, an acquisition function) and the fix."""
     module, _, attr = path.partition(":")
     try:
         mod = importlib.import_module(module)
     except ModuleNotFoundError as exc:
         if exc.name and exc.name != module and not module.startswith(exc.name + "."):  # a dependency
-            raise ConfigError(f"solver {path!r}: module {module!r} imports {exc.name!r}, which is "
+            raise ConfigError(f"{what} {path!r}: module {module!r} imports {exc.name!r}, which is "
                               f"not installed ({exc})") from exc
-        raise ConfigError(f"solver {path!r}: module {module!r} cannot be imported ({exc}); is it "
+        raise ConfigError(f"{what} {path!r}: module {module!r} cannot be imported ({exc}); is it "
                           f"installed, or on PYTHONPATH where snakemake runs?") from exc
     except Exception as exc:  # the module was found; its own code raised while importing
         import traceback
 
         frame = traceback.extract_tb(exc.__traceback__)[-1]
-        raise ConfigError(f"solver {path!r}: importing module {module!r} raised "
+        raise ConfigError(f"{what} {path!r}: importing module {module!r} raised "
                           f"{type(exc).__name__}: {exc} (at {frame.filename}, line "
                           f"{frame.lineno}); fix that line") from exc
     try:
         return getattr(mod, attr)
     except AttributeError:
-        raise ConfigError(f"solver {path!r}: module {module!r} has no {attr!r}") from None
+        raise ConfigError(f"{what} {path!r}: module {module!r} has no {attr!r}") from None
 
 
 HOW_TO_WRITE = ("subclass gssl.SemiSupervisedClassifier and return class scores (n, C) from "
