@@ -155,7 +155,7 @@ def test_fit_split_fits_unscored_points_as_unlabeled_and_never_scores_them(tmp_p
     y = np.repeat([0, 1], 20)
     y[[3, 25]] = -1
     cell = type("Cell", (), {})()
-    cell.X, cell.y, cell.n_classes, cell.splits_path = Xm, y, 2, "-"
+    cell.X, cell.y, cell.n_classes, cell.splits_path, cell.protocol = Xm, y, 2, "-", None
     cell.graph = build_graph(Xm, {"kind": "knn", "k": 5})
     cell.roles = make_splits(y, {"kind": "labels_per_class", "n": 1, "repeats": 1}, "d", "p")
     out = fit_split(cell, 0, {"solver": "poisson"})
