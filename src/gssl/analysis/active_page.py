@@ -36,16 +36,18 @@ def verdicts(table: pd.DataFrame) -> list[str]:
     return lines
 
 
-def job_seconds(cfg: dict, results: Path, experiment: str) -> tuple[float, int]:
-    """The experiment's solve jobs' summed wall seconds (their JSON timings) and their count."""
+def job_seconds(cfg: dict, results: Path, experiment: str) -> tuple[float, float, int, int]:
+    """The experiment's solve jobs: summed wall seconds (their JSON timings), summed CPU seconds
+    (Snakemake's benchmark files; NaN where one is missing), their count and the draws a job ran."""
     from ..pipeline.plan import solve_jobs
 
-    total, n = 0.0, 0
+    wall, cpu, n, draws = 0.0, 0.0, 0, 0
     for job in solve_jobs(cfg, experiment):
-        p = Path(paths.path(results, paths.RUNS, suffix=".json", **job))
-        total += json.loads(p.read_text())["timings"]["job_seconds"]
-        n += 1
-    return total, n
+        t = json.loads(Path(paths.path(results, paths.RUNS, suffix=".json", **job)).read_text())["timings"]
+        wall, n, draws = wall + t["job_seconds"], n + 1, max(draws, t["n_splits"])
+        bench = results / paths.beside("benchmarks/solve", paths.JOB, ".tsv").format(**job)
+        cpu += float(pd.read_csv(bench, sep="\t")["cpu_time"].iloc[0]) if bench.exists() else float("nan")
+    return wall, cpu, n, draws
 
 
 def page(config_path: Path, results: Path, img_dir: Path, notes: str = "") -> str:
@@ -78,9 +80,10 @@ def page(config_path: Path, results: Path, img_dir: Path, notes: str = "") -> st
         plot = Path(paths.path(results, paths.PLOT, experiment=exp, plot="active"))
         img_dir.mkdir(parents=True, exist_ok=True)
         shutil.copyfile(plot, img_dir / f"active_{exp}.png")
-        seconds, n = job_seconds(cfg, results, exp)
-        lines += [f"{n} solve jobs (one draw of one method each), {seconds / 60:.1f} min of job "
-                  f"wall time on two shared cores (`nice -n 10`, OMP_NUM_THREADS=1).", "",
+        wall, cpu, n, draws = job_seconds(cfg, results, exp)
+        lines += [f"{n} solve jobs ({draws} draw{'s' if draws > 1 else ''} of one method each): "
+                  f"{wall / 60:.1f} min of job wall time, {cpu / 60:.1f} min of CPU time, on two "
+                  f"shared cores (`nice -n 10`, OMP_NUM_THREADS=1).", "",
                   f"![learning curves of {exp}](img/active_{exp}.png)", "",
                   "Significantly different from random sampling (Holm's p < 0.05):", "",
                   *verdicts(pd.read_csv(table_path)), ""]
