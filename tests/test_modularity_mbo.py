@@ -11,15 +11,24 @@ from graph_helpers import share_of_graphlearnings_labels
 from test_graph_learning import codes_for, digits, draw  # noqa: F401  (digits: the fixture)
 
 
+@pytest.fixture(scope="module")
+def modularity_matrix(digits):
+    """M = L + (gamma / m) d d^T of digits' W at gamma 0.5 (m = sum d / 2; the W has no
+    self-loop) and its eigenvalues: one dense solve for the tests of the eigenpairs below."""
+    _, _, W = digits
+    d = np.asarray(W.sum(axis=1)).ravel()
+    M = (np.diag(d) - W.toarray()) + 0.5 / (0.5 * d.sum()) * np.outer(d, d)
+    return M, np.linalg.eigvalsh(M)
+
+
 @pytest.mark.parametrize("ceiling", [None, 1e-12])
-def test_eigenpairs_match_a_dense_solve(ceiling, digits, monkeypatch):
+def test_eigenpairs_match_a_dense_solve(ceiling, digits, modularity_matrix, monkeypatch):
     """The Chebyshev-filtered Lanczos solve (its ceiling from the Voronoi cells), and the
     shift-invert fallback when the check of the ceiling fails (a ceiling below the spectrum)."""
     import gssl.optim.modularity_mbo as mm
     from gssl.optim import neighbour_sums
 
     _, _, W = digits
-    d = np.asarray(W.sum(axis=1)).ravel()  # (digits' W has no self-loop)
     calls = []
     chebyshev = neighbour_sums.chebyshev_filter
     monkeypatch.setattr(neighbour_sums, "chebyshev_filter",
@@ -28,13 +37,13 @@ def test_eigenpairs_match_a_dense_solve(ceiling, digits, monkeypatch):
         monkeypatch.setattr(mm, "_spectrum_ceiling", lambda *a: ceiling)
     lam, X = mm._eigenpairs(W, 12, 0.5)
     assert len(calls) > 0
-    M = (np.diag(d) - W.toarray()) + 0.5 / (0.5 * d.sum()) * np.outer(d, d)
-    np.testing.assert_allclose(lam, np.linalg.eigvalsh(M)[:12], rtol=1e-8, atol=1e-10)
+    M, eigenvalues = modularity_matrix
+    np.testing.assert_allclose(lam, eigenvalues[:12], rtol=1e-8, atol=1e-10)
     np.testing.assert_allclose(M @ X, X * lam, atol=1e-7)
     np.testing.assert_allclose(X.T @ X, np.eye(12), atol=1e-10)
 
 
-def test_the_ceiling_bounds_the_eigenvalue_of_its_rank(digits):
+def test_the_ceiling_bounds_the_eigenvalue_of_its_rank(digits, modularity_matrix):
     import gssl.optim.modularity_mbo as mm
     from gssl.optim.graph_weights import zero_diagonal_weights
 
@@ -42,7 +51,7 @@ def test_the_ceiling_bounds_the_eigenvalue_of_its_rank(digits):
     Wc, d = zero_diagonal_weights(W)
     L = (np.diag(d) - Wc.toarray())
     u = np.sqrt(0.5 / (0.5 * d.sum())) * d
-    lam = np.linalg.eigvalsh(L + np.outer(u, u))
+    lam = modularity_matrix[1]  # of L + u u^T
     import scipy.sparse as sp
     b = mm._spectrum_ceiling(W, sp.csr_matrix(L), u, 12, 2 * d.max() + u @ u)
     assert lam[11] < b < lam[-1]
