@@ -300,7 +300,7 @@ def test_a_plugin_returning_nan_scores_fails_its_fit_by_name(tmp_path, monkeypat
     """))
     monkeypatch.syspath_prepend(str(tmp_path))
     cell = type("Cell", (), {})()
-    cell.X, cell.y, cell.n_classes, cell.splits_path = X, Y, 2, "-"
+    cell.X, cell.y, cell.n_classes, cell.splits_path, cell.protocol = X, Y, 2, "-", None
     cell.graph = build_graph(X, {"kind": "knn", "k": 2})
     cell.roles = make_splits(Y, {"kind": "labels_per_class", "n": 1, "repeats": 1}, "d", "p")
     with pytest.raises(SolverError, match="solver 'nan_method:NaNScores': decision_function_ holds NaN") as job:
@@ -431,7 +431,7 @@ def test_a_plugin_s_wrong_scores_or_own_exception_fail_its_fit_by_name(tmp_path,
     (tmp_path / "plugins_y.py").write_text(PLUGINS)
     monkeypatch.syspath_prepend(str(tmp_path))
     cell = type("Cell", (), {})()
-    cell.X, cell.y, cell.n_classes, cell.splits_path = X, Y, 2, "-"
+    cell.X, cell.y, cell.n_classes, cell.splits_path, cell.protocol = X, Y, 2, "-", None
     cell.graph = build_graph(X, {"kind": "knn", "k": 2})
     cell.roles = make_splits(Y, {"kind": "labels_per_class", "n": 1, "repeats": 1}, "d", "p")
     with pytest.raises(SolverError, match=r"FlatScores._fit returned scores of shape \(6,\); return an "
