@@ -105,10 +105,12 @@ class FileSource:
         """The files the dataset is read from (the inputs of its dataset job)."""
         return [self.path] + ([self.labels] if self.labels is not None else [])
 
-    def identity(self) -> dict:
-        """What defines the data: each file's sha256 (an edit changes it) and how it is read."""
+    def identity(self, sha256: dict | None = None) -> dict:
+        """What defines the data: each file's sha256 (an edit changes it; ``sha256``: those
+        already computed, by path) and how it is read."""
         self.check_exists()
-        return {"files": {str(p): file_sha256(p) for p in self.files}, "format": self.format,
+        known = sha256 or {}
+        return {"files": {str(p): known.get(str(p)) or file_sha256(p) for p in self.files}, "format": self.format,
                 "label": self.label, "features": list(self.features) if self.features else None,
                 "id": self.id, "keys": dict(self.keys), **({"sep": self.sep} if self.sep else {})}
 

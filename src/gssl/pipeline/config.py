@@ -8,6 +8,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from ..errors import ConfigError
+from . import paths
 from .config_files import load_yaml, load_yaml_files
 from .preflight import preflight_problems
 from .references import SECTIONS, reference_problems
@@ -19,14 +20,17 @@ __all__ = ["REGISTRY_KEYWORD", "SCHEMA_RESOURCE", "SECTIONS", "check_references"
            "validate_config"]
 
 
-def validate_config(config: dict, schema_path=None) -> dict:
-    """Validate against the JSON schema, fill defaults, check that experiments name existing ids."""
+def validate_config(config: dict, schema_path=None, *, planning_cache: bool = False) -> dict:
+    """Validate against the JSON schema, fill defaults, check that experiments name existing ids.
+    ``planning_cache``: keep what the data files hold under the results folder
+    (:data:`gssl.pipeline.paths.PLANNING`), so that the next check of an unchanged file does not
+    read it (the workflow's planning does)."""
     schema = check_schema(config, schema_path)
     for key, sub in schema["properties"].items():
         if "default" in sub:
             config.setdefault(key, sub["default"])
-    check_references(config)
     _check_results_folder(config["results"])
+    check_references(config, paths.path(config["results"], paths.PLANNING) if planning_cache else None)
     return config
 
 
@@ -38,10 +42,10 @@ def _check_results_folder(results) -> None:
                               "is a file; name a folder (created if missing), e.g. results: results")
 
 
-def check_references(config: dict) -> None:
+def check_references(config: dict, planning_cache=None) -> None:
     """ConfigError listing every id that does not resolve; where all do, what the data preflight
     finds (the data files are read once the names they are used under are right)."""
-    problems = reference_problems(config) or preflight_problems(config)
+    problems = reference_problems(config) or preflight_problems(config, planning_cache)
     if problems:
         raise ConfigError("invalid configuration:\n  " + "\n  ".join(problems))
 

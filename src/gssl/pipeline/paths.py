@@ -23,6 +23,9 @@ TABLES = "tables/{experiment}{suffix}"  # .csv, .md, .html, .stats.csv, ...
 PLOT = "plots/{experiment}/{plot}.png"
 LOSS_PLOT = "plots/learned/{dataset}/{prep}.loss.png"  # a chain that trains a network: its loss
 MLFLOW_SUMMARY = "mlflow/{experiment}.summary.json"
+# what planning knows of each source: file dataset's files, kept while they are unchanged
+# (gssl.datasets.file_facts: labels, class names, feature count, sha256; never an output of a job)
+PLANNING = "planning"
 
 
 def pattern(results, template: str, **parts) -> str:

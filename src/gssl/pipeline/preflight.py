@@ -9,13 +9,16 @@ from __future__ import annotations
 from ..errors import ConfigError
 
 
-def preflight_problems(config: dict) -> list[str]:
+def preflight_problems(config: dict, planning_cache=None) -> list[str]:
     """What the data files hold that a job would refuse; where they hold nothing such, the sizes,
-    classes and feature counts known before any job that a job would refuse."""
-    return _data_file_problems(config) or _known_shape_problems(config)
+    classes and feature counts known before any job that a job would refuse. ``planning_cache``:
+    a folder where what a data file holds is kept for the next process while the file is
+    unchanged (:mod:`gssl.datasets.file_facts`; the workflow's is under the results folder)."""
+    return (_data_file_problems(config, planning_cache)
+            or _known_shape_problems(config, planning_cache))
 
 
-def _data_file_problems(config: dict) -> list[str]:
+def _data_file_problems(config: dict, planning_cache=None) -> list[str]:
     """What the jobs would find in a ``source: file`` dataset, found before any job: the file
     (missing, ragged, non-numeric or non-finite features, one class, duplicated ids), its class
     view, and whether each protocol an experiment runs on it can draw its splits."""
@@ -29,7 +32,7 @@ def _data_file_problems(config: dict) -> list[str]:
         if entry["source"] != FILE_SOURCE:
             continue
         try:
-            ds = _read_file_cached(entry, did)
+            ds = _file_labels(entry, did, planning_cache)
             view = class_view(entry)
             ds = select(ds, **view) if view else ds
         except (ConfigError, DatasetError) as exc:
@@ -143,21 +146,20 @@ def _generator_split_problem(did: str, entry: dict, counts: list, pid: str, spec
     return None
 
 
-def _file_facts(did: str, entry: dict) -> _Facts | None:
+def _file_facts(did: str, entry: dict, planning_cache=None) -> _Facts | None:
     """A data file's size and features after its view, as read by :func:`_data_file_problems`."""
-    import scipy.sparse as sp
-
     from ..datasets import select
+    from ..datasets.file_facts import file_facts
+    from ..datasets.files import FileSource
     from ..datasets.views import class_view
 
     try:
-        ds = _read_file_cached(entry, did)
+        facts = file_facts(FileSource.from_entry(entry, f"dataset {did!r}"), did, planning_cache)
         view = class_view(entry)
-        ds = select(ds, **view) if view else ds
+        ds = select(facts.dataset(did), **view) if view else facts.dataset(did)
     except Exception:  # noqa: BLE001 - reported by _data_file_problems
         return None
-    X = ds.X
-    return _Facts(ds.n_samples, True, None if X is None else X.shape[1], bool(X is not None and sp.issparse(X)))
+    return _Facts(ds.n_samples, True, facts.n_features, facts.sparse)
 
 
 def _graph_problem(spec: dict, n: int, n_exact: bool) -> str | None:
@@ -181,7 +183,7 @@ def _graph_problem(spec: dict, n: int, n_exact: bool) -> str | None:
     return None
 
 
-def _known_shape_problems(config: dict) -> list[str]:
+def _known_shape_problems(config: dict, planning_cache=None) -> list[str]:
     """k >= n, unknown class names, class indices out of range, overlapping groups, more PCA or
     random-projection components than features, and generator params the generator refuses: each
     found before any job from what the registry, the generators' params and the data files tell,
@@ -192,7 +194,7 @@ def _known_shape_problems(config: dict) -> list[str]:
     problems, facts = [], {}
     for did, entry in config["datasets"].items():
         try:
-            facts[did] = (_file_facts(did, entry) if entry["source"] == FILE_SOURCE
+            facts[did] = (_file_facts(did, entry, planning_cache) if entry["source"] == FILE_SOURCE
                           else _registry_facts(did, entry))
         except ConfigError as exc:
             problems.append(f"datasets.{did}: {exc}")
@@ -234,18 +236,10 @@ def _known_shape_problems(config: dict) -> list[str]:
     return problems
 
 
-_FILE_CACHE: dict = {}
-
-
-def _read_file_cached(entry: dict, did: str):
-    """A data file read once per process while it is unchanged (``snakemake -n`` validates the
-    config more than once)."""
-    from ..datasets import read_file_dataset
+def _file_labels(entry: dict, did: str, planning_cache=None):
+    """A data file's labels and class names as a dataset without features: read once per
+    content of the file (:func:`gssl.datasets.file_facts.file_facts`), its problems the read's."""
+    from ..datasets.file_facts import file_facts
     from ..datasets.files import FileSource
 
-    src = FileSource.from_entry(entry, f"dataset {did!r}")
-    src.check_exists()
-    key = (src, tuple((p.stat().st_mtime_ns, p.stat().st_size) for p in src.files))
-    if key not in _FILE_CACHE:
-        _FILE_CACHE[key] = read_file_dataset(entry, did)
-    return _FILE_CACHE[key]
+    return file_facts(FileSource.from_entry(entry, f"dataset {did!r}"), did, planning_cache).dataset(did)
