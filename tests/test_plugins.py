@@ -3,6 +3,7 @@ solver and dataset plugins (import paths and entry points), ``gssl solvers check
 datasets inspect``, and the worked example of docs/examples/my_method through the workflow."""
 
 import json
+import os
 import re
 import shutil
 import subprocess
@@ -283,6 +284,23 @@ def test_solvers_check_passes_a_good_plugin_and_names_what_a_broken_one_breaks(e
     out = capsys.readouterr()
     assert "no _parameter_constraints entry for ['alpha']" in out.out and "keyword-only" in out.out
     assert "break the estimator contract" in out.err
+
+
+def test_gssl_solvers_check_finds_a_plugin_in_the_working_directory_without_pythonpath(tmp_path):
+    """The gssl command (whose sys.path starts with its bin folder), run where the plugin lies,
+    with only gssl's sources on PYTHONPATH: found, checked, and told what the workflow needs."""
+    shutil.copy(EXAMPLE / "my_method.py", tmp_path / "my_method.py")
+    gssl_command = str(Path(sys.executable).with_name("gssl"))
+    proc = subprocess.run([gssl_command, "solvers", "check", "my_method:PageRankSpreading"], cwd=tmp_path,
+                          env={**os.environ, "PYTHONPATH": str(REPO / "src")}, capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    assert "my_method:PageRankSpreading: ok, the estimator contract holds" in proc.stdout
+    assert (f"note: my_method was found in the working directory ({tmp_path}), which is not on "
+            f"PYTHONPATH: the workflow's jobs need it there") in proc.stdout.replace("\n", " ")
+    proc = subprocess.run([gssl_command, "solvers", "check", "my_method:PageRankSpreading"], cwd=tmp_path,
+                          env={**os.environ, "PYTHONPATH": f"{REPO / 'src'}:{tmp_path}"}, capture_output=True,
+                          text=True)
+    assert proc.returncode == 0 and "note:" not in proc.stdout  # on PYTHONPATH already: no note
 
 
 def test_a_plugin_returning_nan_scores_fails_its_fit_by_name(tmp_path, monkeypatch):
