@@ -39,11 +39,13 @@ class FileFacts:
     n_features: int | None
     sparse: bool
     sha256: dict
+    test_from: int | None = None  # the first row of a test file (test:), after the training rows
 
     def dataset(self, name: str = "") -> Dataset:
         """A dataset without features or graph holding these labels: enough for class views
         (:func:`gssl.datasets.select`) and splits."""
-        return Dataset(name, None, self.y, self.classes)
+        meta = {} if self.test_from is None else {"test_from": self.test_from}
+        return Dataset(name, None, self.y, self.classes, meta=meta)
 
 
 _PROCESS: dict = {}  # key -> FileFacts: a process asks more than once (the config is checked twice)
@@ -66,7 +68,7 @@ def file_facts(src: FileSource, name: str = "", cache_dir=None) -> FileFacts:
         facts = FileFacts(np.asarray(ds.y, dtype=np.int64), np.asarray(ds.classes).astype(str),
                           None if X is None else int(X.shape[1]),
                           bool(X is not None and sp.issparse(X)),
-                          dict(ds.meta["files"]))
+                          dict(ds.meta["files"]), ds.meta.get("test_from"))
         if store is not None:
             _save(store, key, facts)
     _PROCESS[key] = facts
@@ -83,7 +85,7 @@ def _entry_hash(src: FileSource) -> str:
 def _entry(src: FileSource) -> dict:
     return {"files": [str(p.resolve()) for p in src.files], "format": src.format, "label": src.label,
             "features": list(src.features) if src.features else None, "id": src.id,
-            "keys": dict(src.keys), "sep": src.sep}
+            "keys": dict(src.keys), "sep": src.sep, "test": str(src.test.resolve()) if src.test else None}
 
 
 def _key(src: FileSource) -> str:
@@ -110,7 +112,7 @@ def _load(store: Path, key: str) -> FileFacts | None:
             if meta.get("key") != key:
                 return None
             return FileFacts(f["y"].astype(np.int64), f["classes"].astype(str), meta["n_features"],
-                             meta["sparse"], meta["sha256"])
+                             meta["sparse"], meta["sha256"], meta.get("test_from"))
     except (OSError, ValueError, KeyError, json.JSONDecodeError):
         return None
 
@@ -118,7 +120,8 @@ def _load(store: Path, key: str) -> FileFacts | None:
 def _save(store: Path, key: str, facts: FileFacts) -> None:
     from ..store.h5io import atomic_path
 
-    meta = {"key": key, "n_features": facts.n_features, "sparse": facts.sparse, "sha256": facts.sha256}
+    meta = {"key": key, "n_features": facts.n_features, "sparse": facts.sparse, "sha256": facts.sha256,
+            "test_from": facts.test_from}
     try:
         with atomic_path(store) as tmp, open(tmp, "wb") as fh:
             np.savez_compressed(fh, y=facts.y.astype(np.int32), classes=facts.classes,

@@ -26,6 +26,7 @@ def _data_file_problems(config: dict, planning_cache=None) -> list[str]:
     from ..datasets.views import class_view
     from ..errors import DatasetError, SplitError
     from ..splits import make_splits
+    from .plan import with_test_file
 
     problems = []
     for did, entry in config["datasets"].items():
@@ -43,7 +44,8 @@ def _data_file_problems(config: dict, planning_cache=None) -> list[str]:
                 continue
             for pid in e["protocols"]:
                 try:
-                    make_splits(ds.y, config["protocols"][pid], did, pid)
+                    spec = with_test_file(config["protocols"][pid], ds.y, ds.meta.get("test_from"), did, pid)
+                    make_splits(ds.y, spec, did, pid)
                 except (ConfigError, SplitError) as exc:
                     problems.append(f"experiment '{exp}': protocol '{pid}' on dataset '{did}' "
                                     f"({entry['path']}): {exc}{_short_class_hint(exc, ds, did)}")

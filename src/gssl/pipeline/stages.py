@@ -96,10 +96,13 @@ def build_graph(features_path, spec: dict, out, data_path=None) -> None:
 def build_splits(data_path, dataset_id: str, protocol_id: str, spec: dict, out) -> None:
     from ..datasets import load_dataset
     from ..splits import make_splits, save_splits
+    from .plan import with_test_file
 
     t0 = time.perf_counter()
-    y = load_dataset(data_path).y
-    roles = make_splits(y, spec, dataset_id, protocol_id)
+    ds = load_dataset(data_path)
+    # a test file beside the data file (test:): the test part of the protocol
+    roles = make_splits(ds.y, with_test_file(spec, ds.y, ds.meta.get("test_from"), dataset_id, protocol_id),
+                        dataset_id, protocol_id)
     save_splits(out, roles, params={"protocol": spec, "dataset": dataset_id, "protocol_id": protocol_id},
                 inputs=_inputs(data=data_path), build_seconds=time.perf_counter() - t0)
 
