@@ -361,3 +361,53 @@ def test_the_class_names_known_up_front_are_those_the_parsers_give(mirror):
             ds = load(name, mirror=mirror)
         assert _known_classes(spec) == [str(c) for c in ds.classes], name
         assert ds.n_samples == spec.n_samples or spec.kind == "generator", name
+
+
+# -- issue 48: in a workflow cell every method uses the cell's graph -----------------------------
+def test_label_spreading_uses_the_cell_s_graph_in_a_workflow_unless_its_entry_says_features():
+    cfg = copy.deepcopy(SMALL)
+    cfg["methods"] = {"ls": {"solver": "label_spreading"},
+                      "ls_own": {"solver": "label_spreading", "params": {"graph": "features", "n_neighbors": 7}},
+                      "ls_grid": {"solver": "label_spreading", "grid": {"alpha": [0.1, 0.5]}}}
+    cfg["experiments"]["e2e"]["methods"] = ["ls", "ls_own"]
+    out = validate_config(cfg)
+    assert out["methods"]["ls"]["params"] == {"graph": "given"}
+    assert out["methods"]["ls_own"]["params"] == {"graph": "features", "n_neighbors": 7}
+    assert out["methods"]["ls_grid"]["params"] == {"graph": "given"}
+    assert validate_config(out)["methods"]["ls"]["params"] == {"graph": "given"}  # checked twice: the same
+    for entry in ({"solver": "label_spreading", "params": {"n_neighbors": 10, "alpha": 0.2}},
+                  {"solver": "label_spreading", "grid": {"n_neighbors": [5, 10]}}):
+        bad = copy.deepcopy(SMALL)
+        bad["methods"]["ls"] = entry
+        with pytest.raises(ConfigError, match=r"method 'ls': label_spreading in a workflow cell uses the "
+                                              r"cell's graph \(graph: given, the default there\), which "
+                                              r"leaves n_neighbors unused; give graph: features in its params"):
+            validate_config(bad)
+    from gssl.solvers.registry import make_solver
+
+    assert make_solver("label_spreading").graph == "features"  # the Python API's default is unchanged
+
+
+def test_a_workflow_cell_spreads_labels_on_its_own_graph(tmp_path):
+    """Through the stage functions: a graph-only cell (no features to build another graph from)
+    fits label_spreading as validated, and the result is the given graph's."""
+    import scipy.sparse as sp
+
+    from gssl.graphs import build_graph
+    from gssl.graphs.base import Graph
+    from gssl.pipeline.stages import fit_split
+    from gssl.splits import make_splits
+
+    rng = np.random.default_rng(0)
+    X = np.vstack([rng.normal(0, 0.3, (15, 2)), rng.normal(3, 0.3, (15, 2))])
+    y = np.repeat([0, 1], 15)
+    cfg = copy.deepcopy(SMALL)
+    cfg["methods"] = {"ls": {"solver": "label_spreading"}}
+    cfg["experiments"]["e2e"]["methods"] = ["ls"]
+    method = validate_config(cfg)["methods"]["ls"]
+    cell = type("Cell", (), {})()
+    cell.X, cell.y, cell.n_classes, cell.splits_path = None, y, 2, "-"
+    cell.graph = Graph(W=sp.csr_matrix(build_graph(X, {"kind": "knn", "k": 5}).W), checked=True)  # no features
+    cell.roles = make_splits(y, {"kind": "labels_per_class", "n": 1, "repeats": 1}, "d", "p")
+    out = fit_split(cell, 0, method)
+    assert out["metrics"]["error_unlabeled"] == 0.0

@@ -151,5 +151,5 @@ def test_snakemake_and_gssl_config_check_run_the_same_validation():
     from gssl.cli import _config_check
 
     common = (REPO / "workflow" / "rules" / "common.smk").read_text()
-    assert "validate_config(config)" in common
+    assert "validate_config(config, planning_cache=True)" in common  # the same check, its data facts kept
     assert "validate_config(" in inspect.getsource(_config_check)

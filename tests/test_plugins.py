@@ -3,6 +3,7 @@ solver and dataset plugins (import paths and entry points), ``gssl solvers check
 datasets inspect``, and the worked example of docs/examples/my_method through the workflow."""
 
 import json
+import os
 import re
 import shutil
 import subprocess
@@ -283,6 +284,23 @@ def test_solvers_check_passes_a_good_plugin_and_names_what_a_broken_one_breaks(e
     out = capsys.readouterr()
     assert "no _parameter_constraints entry for ['alpha']" in out.out and "keyword-only" in out.out
     assert "break the estimator contract" in out.err
+
+
+def test_gssl_solvers_check_finds_a_plugin_in_the_working_directory_without_pythonpath(tmp_path):
+    """The gssl command (whose sys.path starts with its bin folder), run where the plugin lies,
+    with only gssl's sources on PYTHONPATH: found, checked, and told what the workflow needs."""
+    shutil.copy(EXAMPLE / "my_method.py", tmp_path / "my_method.py")
+    gssl_command = str(Path(sys.executable).with_name("gssl"))
+    proc = subprocess.run([gssl_command, "solvers", "check", "my_method:PageRankSpreading"], cwd=tmp_path,
+                          env={**os.environ, "PYTHONPATH": str(REPO / "src")}, capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    assert "my_method:PageRankSpreading: ok, the estimator contract holds" in proc.stdout
+    assert (f"note: my_method was found in the working directory ({tmp_path}), which is not on "
+            f"PYTHONPATH: the workflow's jobs need it there") in proc.stdout.replace("\n", " ")
+    proc = subprocess.run([gssl_command, "solvers", "check", "my_method:PageRankSpreading"], cwd=tmp_path,
+                          env={**os.environ, "PYTHONPATH": f"{REPO / 'src'}:{tmp_path}"}, capture_output=True,
+                          text=True)
+    assert proc.returncode == 0 and "note:" not in proc.stdout  # on PYTHONPATH already: no note
 
 
 def test_a_plugin_returning_nan_scores_fails_its_fit_by_name(tmp_path, monkeypatch):
@@ -766,3 +784,75 @@ def test_an_hdf5_file_that_reads_other_files_is_refused(tmp_path):
         fh["y"] = np.array([0, 1, 0, 1])
     with pytest.raises(DatasetError, match="'X' is a virtual dataset over other files"):
         read_file_dataset({"path": str(tmp_path / "virtual.h5")})
+
+
+# -- issue 48: a test file beside the data file ---------------------------------------------------
+def test_a_test_file_beside_the_data_file_is_read_after_it_and_is_every_protocol_s_test_part(tmp_path):
+    from gssl.pipeline.plan import with_test_file
+
+    train = _csv(tmp_path / "train.csv", [f"{i},{i % 3},{'ab'[i % 2]}" for i in range(12)] + ["12,0,"])
+    test = _csv(tmp_path / "test.csv", ["20,1,b", "21,2,b", "22,0,b"])  # one class only: encoded with the training file's
+    ds = read_file_dataset({"path": str(train), "label": "label", "test": str(test)})
+    assert ds.X.shape == (16, 2) and ds.X[13].tolist() == [20, 1] and ds.meta["test_from"] == 13
+    assert ds.classes.tolist() == ["a", "b"] and ds.y[13:].tolist() == [1, 1, 1] and ds.y[12] == -1
+    assert set(ds.meta["files"]) == {str(train), str(test)}
+    spec = with_test_file({"kind": "labels_per_class", "n": 1, "repeats": 3}, ds.y, ds.meta["test_from"], "d", "p")
+    roles = make_splits(ds.y, spec, "d", "p")
+    assert (roles[:, 13:] == TEST).all() and not (roles[:, :13] == TEST).any()
+    assert (roles[:, :12] == LABELED).sum(axis=1).tolist() == [2, 2, 2] and (roles[:, 12] == UNSCORED).all()
+    with pytest.raises(ConfigError, match="protocol 'p' sets holdout, but dataset 'd' has a test file "
+                                          r"\(test:, its rows from 13 on\), which is the test part of every "
+                                          "protocol on it; drop holdout from the protocol"):
+        with_test_file({"kind": "labels_per_class", "n": 1, "holdout": {"fraction": 0.2}}, ds.y, 13, "d", "p")
+
+
+@pytest.mark.parametrize("test_rows, header, entry, error, message", [
+    (["20,1,b"], "x1,x3,label", {}, DatasetError,
+     "the test file's columns differ from"),
+    (["5,1,b"], "id,x2,label", {"id": "id"}, DatasetError,
+     "id column 'id' repeats '5' in the training and the test file"),
+    (["20,1,b"], "x1,x2,label", {"classes": ["a", "b"]}, ConfigError,
+     "a test file (test:) with a class view (classes:) is not supported"),
+    (["20,1,b"], "x1,x2,label", {"format": "npz", "keys": {"X": "X"}}, ConfigError,
+     "'test'] apply to other formats than npz"),
+])
+def test_a_test_file_that_does_not_fit_its_data_file_is_refused_by_name(tmp_path, test_rows, header, entry,
+                                                                        error, message):
+    first = "id,x2,label" if "id" in entry else "x1,x2,label"
+    train = _csv(tmp_path / "train.csv", [f"{i},{i % 3},{'ab'[i % 2]}" for i in range(8)], header=first)
+    test = _csv(tmp_path / "test.csv", test_rows, header=header)
+    with pytest.raises(error) as exc:
+        read_file_dataset({"path": str(train), "label": "label", "test": str(test), **entry})
+    assert message in str(exc.value)
+
+
+def test_config_check_and_the_workflow_plan_score_a_file_dataset_on_its_test_file(tmp_path):
+    from gssl.pipeline.plan import expected_headline
+
+    train = _csv(tmp_path / "train.csv", [f"{i},{i % 3},{'ab'[i % 2]}" for i in range(12)])
+    test = _csv(tmp_path / "test.csv", ["20,1,b", "21,2,a"])
+    cfg = _file_config(train, test=str(test))
+    validate_config(cfg)
+    assert expected_headline(cfg, "e") == ("error_test", True)
+    bad = _file_config(train, {"kind": "labels_per_class", "n": 1, "repeats": 2, "test_from": 6}, test=str(test))
+    with pytest.raises(ConfigError, match="protocol 'p' on dataset 'mine' .*protocol 'p' sets test_from, but "
+                                          "dataset 'mine' has a test file"):
+        validate_config(bad)
+    short = _file_config(train, {"kind": "labels_per_class", "n": 6, "repeats": 2}, test=str(test))
+    with pytest.raises(ConfigError, match="class 0 has 6 points but labels_per_class n=6"):
+        validate_config(short)  # the training rows only: the test rows are never labeled
+
+
+def test_the_dataset_and_splits_jobs_keep_the_test_file_s_rows_as_the_test_part(tmp_path):
+    from gssl.pipeline.stages import build_dataset, build_splits
+    from gssl.splits import load_splits
+
+    train = _csv(tmp_path / "train.csv", [f"{i},{i % 3},{'ab'[i % 2]}" for i in range(10)] + ["10,1,"])
+    test = _csv(tmp_path / "test.csv", ["20,1,b", "21,2,a", "22,0,a"])
+    entry = {"source": "file", "path": str(train), "label": "label", "test": str(test)}
+    build_dataset("mine", entry, None, tmp_path / "data.h5")
+    spec = {"kind": "labels_per_class", "n": 2, "repeats": 3}
+    build_splits(tmp_path / "data.h5", "mine", "p", spec, tmp_path / "splits.h5")
+    roles = load_splits(tmp_path / "splits.h5")
+    assert roles.shape == (3, 14) and (roles[:, 11:] == TEST).all() and (roles[:, 10] == UNSCORED).all()
+    assert not (roles[:, :10] == TEST).any() and ((roles[:, :10] == LABELED).sum(axis=1) == 4).all()

@@ -199,6 +199,7 @@ def _solvers_check(names: list[str]) -> None:
 
     if not names:
         raise ConfigError("gssl solvers check: name a solver or an import path package.module:ClassName")
+    here = _working_directory_importable()
     failed = 0
     for name in names:
         failures = check_solver(name)
@@ -206,8 +207,37 @@ def _solvers_check(names: list[str]) -> None:
         for f in failures:
             print(f"  - {f}")
         failed += bool(failures)
+        if here is not None and _defined_in(name, here):
+            print(f"  note: {name.partition(':')[0]} was found in the working directory ({here}), which "
+                  f"is not on PYTHONPATH: the workflow's jobs need it there (PYTHONPATH={here}, or pip "
+                  f"install -e the plugin's folder)")
     if failed:
         raise GsslError(f"{failed} of {len(names)} solver(s) break the estimator contract (above)")
+
+
+def _working_directory_importable():
+    """Put the working directory first on sys.path where it is not (the ``gssl`` command's path
+    starts with its own bin folder, unlike ``python -m``), so that ``gssl solvers check
+    my_method:MyMethod`` finds my_method.py where it is run; the directory, or None when it was
+    on the path already."""
+    import os
+    import sys
+
+    cwd = os.getcwd()
+    if any(os.path.abspath(p or os.curdir) == cwd for p in sys.path):
+        return None
+    sys.path.insert(0, cwd)
+    return cwd
+
+
+def _defined_in(name: str, folder: str) -> bool:
+    """Whether solver ``name`` (an import path) was imported from a module below ``folder``."""
+    import os
+    import sys
+
+    module = sys.modules.get(name.partition(":")[0]) if ":" in name else None
+    origin = getattr(module, "__file__", None)
+    return bool(origin) and os.path.abspath(origin).startswith(os.path.join(folder, ""))
 
 
 def _solver_details(name: str, cls) -> None:
@@ -236,10 +266,14 @@ def _solver_details(name: str, cls) -> None:
 
 
 def _config_check(args) -> None:
+    from pathlib import Path
+
     from .pipeline.config import load_yaml_files, validate_config
 
     config = load_yaml_files(args.files)
-    validate_config(config, args.schema)
+    # a results folder a run made keeps what its data files hold (results/planning): used, not made
+    results = Path(str(config.get("results", "results")))
+    validate_config(config, args.schema, planning_cache=results.is_dir())
     print(f"ok: {', '.join(args.files)} ({len(config['experiments'])} experiments)")
 
 

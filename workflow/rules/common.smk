@@ -19,7 +19,7 @@ try:
         load_yaml(_path)
     # the schema shipped in gssl (workflow/schemas/ links to it), with the registries' names filled
     # in (dataset sources, solvers, graph and protocol kinds: gssl.pipeline.config.load_schema)
-    validate_config(config)
+    validate_config(config, planning_cache=True)  # a data file is read once per content (results/planning)
 except ConfigError as exc:
     raise WorkflowError(str(exc)) from None
 
@@ -94,9 +94,12 @@ def source_identity(source):
 def file_identity(dataset):
     """A source: file dataset's files (sha256 each) and how they are read: in the dataset job's
     params, so an edit of the data reruns exactly what depends on it."""
+    from gssl.datasets.file_facts import file_facts
     from gssl.datasets.files import FileSource
 
-    return FileSource.from_entry(config["datasets"][dataset], f"datasets.{dataset}").identity()
+    src = FileSource.from_entry(config["datasets"][dataset], f"datasets.{dataset}")
+    # the sha256 the config check found (kept under results/planning while the file is unchanged)
+    return src.identity(file_facts(src, dataset, paths.path(RESULTS, paths.PLANNING)).sha256)
 
 
 def dataset_identity(dataset):

@@ -62,6 +62,7 @@ class FileSource:
     keys: tuple = tuple(DEFAULT_KEYS.items())
     labels: Path | None = None
     sep: str | None = None
+    test: Path | None = None
 
     @classmethod
     def from_entry(cls, entry: dict, where: str = "dataset") -> FileSource:
@@ -86,11 +87,17 @@ class FileSource:
         if fmt in _TABLE and entry.get("label") is None:
             raise ConfigError(f"{where}: a {fmt.upper()} file needs label: (the label column's name "
                               f"or 0-based index)")
-        misplaced = [k for k in ("label", "features", "id", "sep") if k in entry and fmt not in _TABLE]
+        misplaced = [k for k in ("label", "features", "id", "sep", "test") if k in entry and fmt not in _TABLE]
         misplaced += [k for k in ("keys",) if k in entry and fmt not in _ARRAYS]
         if misplaced:
-            raise ConfigError(f"{where}: {misplaced} apply to other formats than {fmt} (label/features/id/sep: "
+            raise ConfigError(f"{where}: {misplaced} apply to other formats than {fmt} (label/features/id/sep/test: "
                               f"csv and tsv; keys: npz, h5 and mat)")
+        test = resolve_path(entry["test"]) if entry.get("test") else None
+        view = [k for k in ("classes", "groups", "class_indices", "group_indices") if entry.get(k)]
+        if test is not None and view:
+            raise ConfigError(f"{where}: a test file (test:) with a class view ({view[0]}:) is not "
+                              f"supported: keep only those classes' rows in both files, or drop test: "
+                              f"and give the protocol test_from: on one file")
         sep = entry.get("sep")
         if sep is not None and (not isinstance(sep, str) or len(sep) != 1 or sep in "\"\r\n"):
             raise ConfigError(f"{where}: sep: must be one character other than a quote or a line "
@@ -98,19 +105,23 @@ class FileSource:
         keys = {**DEFAULT_KEYS, **(entry.get("keys") or {})}
         features = tuple(entry["features"]) if entry.get("features") is not None else None
         return cls(path, fmt, entry.get("label"), features, entry.get("id"), tuple(keys.items()), labels,
-                   sep)
+                   sep, test)
 
     @property
     def files(self) -> list[Path]:
         """The files the dataset is read from (the inputs of its dataset job)."""
-        return [self.path] + ([self.labels] if self.labels is not None else [])
+        return ([self.path] + ([self.labels] if self.labels is not None else [])
+                + ([self.test] if self.test is not None else []))
 
-    def identity(self) -> dict:
-        """What defines the data: each file's sha256 (an edit changes it) and how it is read."""
+    def identity(self, sha256: dict | None = None) -> dict:
+        """What defines the data: each file's sha256 (an edit changes it; ``sha256``: those
+        already computed, by path) and how it is read."""
         self.check_exists()
-        return {"files": {str(p): file_sha256(p) for p in self.files}, "format": self.format,
+        known = sha256 or {}
+        return {"files": {str(p): known.get(str(p)) or file_sha256(p) for p in self.files}, "format": self.format,
                 "label": self.label, "features": list(self.features) if self.features else None,
-                "id": self.id, "keys": dict(self.keys), **({"sep": self.sep} if self.sep else {})}
+                "id": self.id, "keys": dict(self.keys), **({"sep": self.sep} if self.sep else {}),
+                **({"test": str(self.test)} if self.test else {})}
 
     def check_exists(self) -> None:
         """Each file a regular file: a missing one, a directory, a FIFO (reading it would wait for

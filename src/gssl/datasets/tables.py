@@ -27,42 +27,87 @@ def _open_text(path: Path):
 
 
 def read_table(src):
+    """(X, y, classes, None, extra) of a table, and of its test file after it (``src.test``: the
+    same columns; the rows follow the training file's, ``extra["test_from"]`` the first test
+    row). Labels are encoded over both files, so the test file may hold fewer classes."""
+    parts = [_read_part(src, src.path)]
+    if src.test is not None:
+        parts.append(_read_part(src, src.test))
+        train, test = parts
+        if test["features"] != train["features"] or test["label"] != train["label"]:
+            raise DatasetError(f"{src.test}: the test file's columns differ from {src.path}'s (label "
+                               f"{test['label']!r} and features {_show(test['features'])}, against "
+                               f"{train['label']!r} and {_show(train['features'])}); give both files the "
+                               f"same header")
+    X = np.vstack([part["X"] for part in parts])
+    where = " and ".join(str(part["path"]) for part in parts)
+    y, classes = encode_labels(np.concatenate([part["labels"] for part in parts]),
+                               f"{where}, column {parts[0]['label']!r}")
+    extra = {"label_column": parts[0]["label"], "feature_columns": parts[0]["features"]}
+    if parts[0]["ids"] is not None:  # a table's id: column, one string per point of both files
+        extra["id_column"] = parts[0]["id"]
+        extra["ids"] = np.concatenate([part["ids"] for part in parts]).astype(str)
+    if src.test is not None:
+        extra["test_from"] = int(parts[0]["X"].shape[0])
+        if parts[0]["ids"] is not None:
+            _check_ids(np.concatenate([part["ids"] for part in parts]), where, parts[0]["id"],
+                       first_test=extra["test_from"], paths=[part["path"] for part in parts])
+    return X, y, classes, None, extra
+
+
+def _read_part(src, path: Path) -> dict:
+    """One table file's features, raw labels and ids, checked (ragged rows, names, numbers)."""
     import pandas as pd
 
     sep = src.sep or ("," if src.format == "csv" else "\t")
     try:
-        _check_ragged(src.path, sep)
-        with _open_text(src.path) as fh:
+        _check_ragged(path, sep)
+        with _open_text(path) as fh:
             df = pd.read_csv(fh, sep=sep, dtype=str, keep_default_na=False, skipinitialspace=True)
     except pd.errors.ParserError as exc:  # pandas names the ragged line
-        raise DatasetError(f"{src.path}: {exc}; every row needs as many fields as the header") from None
+        raise DatasetError(f"{path}: {exc}; every row needs as many fields as the header") from None
     except (pd.errors.EmptyDataError, UnicodeDecodeError, csv.Error, gzip.BadGzipFile, EOFError) as exc:
-        raise DatasetError(f"{src.path}: not a UTF-8 {src.format.upper()} file with a header row ({exc}); "
+        raise DatasetError(f"{path}: not a UTF-8 {src.format.upper()} file with a header row ({exc}); "
                            f"save it as UTF-8 text (gzip-compressed is fine)") from None
     columns = list(df.columns)
-    label = _column(columns, src.label, src.path, "label")
-    ident = _column(columns, src.id, src.path, "id") if src.id is not None else None
+    label = _column(columns, src.label, path, "label")
+    ident = _column(columns, src.id, path, "id") if src.id is not None else None
     if src.features is not None:
-        features = [_column(columns, c, src.path, "features") for c in src.features]
+        features = [_column(columns, c, path, "features") for c in src.features]
     else:
         features = [c for c in columns if c not in (label, ident)]
     if label in features or (ident is not None and ident in features):
-        raise DatasetError(f"{src.path}: features: lists the label or id column; drop it from features:")
+        raise DatasetError(f"{path}: features: lists the label or id column; drop it from features:")
     if not features:
-        raise DatasetError(f"{src.path}: no feature column left beside label {label!r}")
-    X = _numeric(df[features], src.path)
-    y, classes = encode_labels(df[label].to_numpy(), f"{src.path}, column {label!r}")
-    extra = {"label_column": label, "feature_columns": features}
+        raise DatasetError(f"{path}: no feature column left beside label {label!r}")
+    X = _numeric(df[features], path)
+    ids = None
     if ident is not None:
-        ids = df[ident].astype(str).str.strip()
-        dup = ids[ids.duplicated(keep=False)]
-        if len(dup):
-            lines = [int(i) + 2 for i in dup.index[:6]]
-            raise DatasetError(f"{src.path}: id column {ident!r} repeats an id (lines "
-                               f"{lines}; {dup.nunique()} ids repeated): each point needs its own "
-                               f"id; remove the duplicated rows")
-        extra["id_column"], extra["ids"] = ident, ids.to_numpy(dtype=str)
-    return X, y, classes, None, extra
+        ids = df[ident].astype(str).str.strip().to_numpy()
+        _check_ids(ids, path, ident)
+    return {"path": path, "X": X, "labels": df[label].to_numpy(), "label": label, "features": features,
+            "id": ident, "ids": ids}
+
+
+def _check_ids(ids: np.ndarray, where, ident: str, first_test: int | None = None, paths=()) -> None:
+    """Each point its own id (within a file, and across a training file and its test file)."""
+    import pandas as pd
+
+    ids = pd.Series(ids)
+    dup = ids[ids.duplicated(keep=False)]
+    if not len(dup):
+        return
+    if first_test is None:
+        lines = [int(i) + 2 for i in dup.index[:6]]
+        raise DatasetError(f"{where}: id column {ident!r} repeats {dup.iloc[0]!r} (lines "
+                           f"{lines}; {dup.nunique()} ids repeated): each point needs its own "
+                           f"id; remove the duplicated rows")
+    first = dup.iloc[0]
+    at = [f"{paths[int(i >= first_test)]} line {int(i - first_test * (i >= first_test)) + 2}"
+          for i in dup.index[dup == first][:2]]
+    raise DatasetError(f"{where}: id column {ident!r} repeats {first!r} in the training and the test "
+                       f"file ({'; '.join(at)}): each point needs its own id; a test row must not "
+                       f"repeat a training row")
 
 
 def _column(columns: list, key, path: Path, what: str) -> str:

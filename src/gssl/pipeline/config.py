@@ -8,6 +8,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from ..errors import ConfigError
+from . import paths
 from .config_files import load_yaml, load_yaml_files
 from .preflight import preflight_problems
 from .references import SECTIONS, reference_problems
@@ -19,15 +20,59 @@ __all__ = ["REGISTRY_KEYWORD", "SCHEMA_RESOURCE", "SECTIONS", "check_references"
            "validate_config"]
 
 
-def validate_config(config: dict, schema_path=None) -> dict:
-    """Validate against the JSON schema, fill defaults, check that experiments name existing ids."""
+def validate_config(config: dict, schema_path=None, *, planning_cache: bool = False) -> dict:
+    """Validate against the JSON schema, fill defaults, check that experiments name existing ids.
+    ``planning_cache``: keep what the data files hold under the results folder
+    (:data:`gssl.pipeline.paths.PLANNING`), so that the next check of an unchanged file does not
+    read it (the workflow's planning does)."""
     schema = check_schema(config, schema_path)
     for key, sub in schema["properties"].items():
         if "default" in sub:
             config.setdefault(key, sub["default"])
-    check_references(config)
     _check_results_folder(config["results"], config.get("results_outside_workdir", False))
+    apply_cell_params(config)
+    check_references(config, paths.path(config["results"], paths.PLANNING) if planning_cache else None)
     return config
+
+
+def apply_cell_params(config: dict) -> None:
+    """Every method of a workflow cell uses the cell's graph: a gssl solver's ``cell_params``
+    (:class:`gssl.solvers.tags.SolverTags`; label_spreading's ``graph: given``) fill in what a
+    method entry's ``params`` (and grid) leave out, so the jobs, the selection and the MLflow
+    params all see them. A parameter they make unused (label_spreading's ``n_neighbors``) given
+    without the one that uses it is refused, naming both ways out."""
+    from ..solvers.registry import SOLVERS
+    from ..solvers.tags import solver_tags
+
+    for mid, entry in config.get("methods", {}).items():
+        if not isinstance(entry, dict) or entry.get("solver") not in SOLVERS:
+            continue
+        tags = solver_tags(SOLVERS[entry["solver"]])
+        if tags is None or not tags.cell_params:
+            continue
+        params, grid = entry.setdefault("params", {}), entry.get("grid") or {}
+        if not isinstance(params, dict):
+            continue
+        filled = {k: v for k, v in tags.cell_params.items() if k not in params and k not in grid}
+        unused = [k for k in tags.cell_params_unused if k in params or k in grid]
+        if filled and unused:
+            given = ", ".join(f"{k}: {v}" for k, v in filled.items())
+            raise ConfigError(
+                f"method '{mid}': {entry['solver']} in a workflow cell uses the cell's graph ({given}, "
+                f"the default there), which leaves {', '.join(unused)} unused; give "
+                f"{', '.join(f'{k}: {_other(entry, k)}' for k in filled)} in its params for its own "
+                f"graph of the features (as before gssl's cells defaulted to theirs), or drop "
+                f"{', '.join(unused)}")
+        params.update(filled)
+
+
+def _other(entry: dict, key: str) -> str:
+    """The value of ``key`` other than the cell's default: the solver's constructor default."""
+    import inspect
+
+    from ..solvers.registry import SOLVERS
+
+    return inspect.signature(SOLVERS[entry["solver"]]).parameters[key].default
 
 
 def _check_results_folder(results, outside_allowed: bool = False) -> None:
@@ -55,10 +100,10 @@ def _check_results_folder(results, outside_allowed: bool = False) -> None:
                               "is a file; name a folder (created if missing), e.g. results: results")
 
 
-def check_references(config: dict) -> None:
+def check_references(config: dict, planning_cache=None) -> None:
     """ConfigError listing every id that does not resolve; where all do, what the data preflight
     finds (the data files are read once the names they are used under are right)."""
-    problems = reference_problems(config) or preflight_problems(config)
+    problems = reference_problems(config) or preflight_problems(config, planning_cache)
     if problems:
         raise ConfigError("invalid configuration:\n  " + "\n  ".join(problems))
 

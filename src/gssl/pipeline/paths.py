@@ -30,6 +30,9 @@ MLFLOW_SUMMARY = "mlflow/{experiment}.summary.json"
 PREDICTIONS_FOLDER = "predictions/{experiment}"
 PREDICTIONS = PREDICTIONS_FOLDER + "/{dataset}/{prep}/{graph}/{method}/{protocol}.csv"
 UNLABELED_PREDICTIONS = PREDICTIONS_FOLDER + "/{dataset}/{prep}/{graph}/{method}/{protocol}.unlabeled.csv"
+# what planning knows of each source: file dataset's files, kept while they are unchanged
+# (gssl.datasets.file_facts: labels, class names, feature count, sha256; never an output of a job)
+PLANNING = "planning"
 
 
 def pattern(results, template: str, **parts) -> str:

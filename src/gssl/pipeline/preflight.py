@@ -9,13 +9,16 @@ from __future__ import annotations
 from ..errors import ConfigError
 
 
-def preflight_problems(config: dict) -> list[str]:
+def preflight_problems(config: dict, planning_cache=None) -> list[str]:
     """What the data files hold that a job would refuse; where they hold nothing such, the sizes,
-    classes and feature counts known before any job that a job would refuse."""
-    return _data_file_problems(config) or _known_shape_problems(config)
+    classes and feature counts known before any job that a job would refuse. ``planning_cache``:
+    a folder where what a data file holds is kept for the next process while the file is
+    unchanged (:mod:`gssl.datasets.file_facts`; the workflow's is under the results folder)."""
+    return (_data_file_problems(config, planning_cache)
+            or _known_shape_problems(config, planning_cache))
 
 
-def _data_file_problems(config: dict) -> list[str]:
+def _data_file_problems(config: dict, planning_cache=None) -> list[str]:
     """What the jobs would find in a ``source: file`` dataset, found before any job: the file
     (missing, ragged, non-numeric or non-finite features, one class, duplicated ids), its class
     view, and whether each protocol an experiment runs on it can draw its splits."""
@@ -23,13 +26,14 @@ def _data_file_problems(config: dict) -> list[str]:
     from ..datasets.views import class_view
     from ..errors import DatasetError, SplitError
     from ..splits import make_splits
+    from .plan import with_test_file
 
     problems = []
     for did, entry in config["datasets"].items():
         if entry["source"] != FILE_SOURCE:
             continue
         try:
-            ds = _read_file_cached(entry, did)
+            ds = _file_labels(entry, did, planning_cache)
             view = class_view(entry)
             ds = select(ds, **view) if view else ds
         except (ConfigError, DatasetError) as exc:
@@ -40,7 +44,8 @@ def _data_file_problems(config: dict) -> list[str]:
                 continue
             for pid in e["protocols"]:
                 try:
-                    make_splits(ds.y, config["protocols"][pid], did, pid)
+                    spec = with_test_file(config["protocols"][pid], ds.y, ds.meta.get("test_from"), did, pid)
+                    make_splits(ds.y, spec, did, pid)
                 except (ConfigError, SplitError) as exc:
                     problems.append(f"experiment '{exp}': protocol '{pid}' on dataset '{did}' "
                                     f"({entry['path']}): {exc}{_short_class_hint(exc, ds, did)}")
@@ -148,24 +153,23 @@ def _generator_split_problem(did: str, entry: dict, counts: list, pid: str, spec
     return None
 
 
-def _file_facts(did: str, entry: dict) -> _Facts | None:
+def _file_facts(did: str, entry: dict, planning_cache=None) -> _Facts | None:
     """A data file's size and features after its view, as read by :func:`_data_file_problems`."""
-    import scipy.sparse as sp
-
     from ..datasets import select
+    from ..datasets.file_facts import file_facts
+    from ..datasets.files import FileSource
     from ..datasets.views import class_view
 
     try:
-        ds = _read_file_cached(entry, did)
+        facts = file_facts(FileSource.from_entry(entry, f"dataset {did!r}"), did, planning_cache)
         view = class_view(entry)
-        ds = select(ds, **view) if view else ds
+        ds = select(facts.dataset(did), **view) if view else facts.dataset(did)
     except Exception:  # noqa: BLE001 - reported by _data_file_problems
         return None
     import numpy as np
 
-    X = ds.X
     y = np.asarray(ds.y)
-    return _Facts(ds.n_samples, True, None if X is None else X.shape[1], bool(X is not None and sp.issparse(X)),
+    return _Facts(ds.n_samples, True, facts.n_features, facts.sparse,
                   n_classes=int(np.unique(y[y >= 0]).size), n_labeled=int(np.count_nonzero(y >= 0)))
 
 
@@ -190,7 +194,7 @@ def _graph_problem(spec: dict, n: int, n_exact: bool) -> str | None:
     return None
 
 
-def _known_shape_problems(config: dict) -> list[str]:
+def _known_shape_problems(config: dict, planning_cache=None) -> list[str]:
     """k >= n, unknown class names, class indices out of range, overlapping groups, more PCA or
     random-projection components than features, and generator params the generator refuses: each
     found before any job from what the registry, the generators' params and the data files tell,
@@ -201,7 +205,7 @@ def _known_shape_problems(config: dict) -> list[str]:
     problems, facts = [], {}
     for did, entry in config["datasets"].items():
         try:
-            facts[did] = (_file_facts(did, entry) if entry["source"] == FILE_SOURCE
+            facts[did] = (_file_facts(did, entry, planning_cache) if entry["source"] == FILE_SOURCE
                           else _registry_facts(did, entry))
         except ConfigError as exc:
             problems.append(f"datasets.{did}: {exc}")
@@ -262,18 +266,10 @@ def _active_pool_problems(config: dict, exp: str, e: dict, did: str, facts: _Fac
     return out
 
 
-_FILE_CACHE: dict = {}
-
-
-def _read_file_cached(entry: dict, did: str):
-    """A data file read once per process while it is unchanged (``snakemake -n`` validates the
-    config more than once)."""
-    from ..datasets import read_file_dataset
+def _file_labels(entry: dict, did: str, planning_cache=None):
+    """A data file's labels and class names as a dataset without features: read once per
+    content of the file (:func:`gssl.datasets.file_facts.file_facts`), its problems the read's."""
+    from ..datasets.file_facts import file_facts
     from ..datasets.files import FileSource
 
-    src = FileSource.from_entry(entry, f"dataset {did!r}")
-    src.check_exists()
-    key = (src, tuple((p.stat().st_mtime_ns, p.stat().st_size) for p in src.files))
-    if key not in _FILE_CACHE:
-        _FILE_CACHE[key] = read_file_dataset(entry, did)
-    return _FILE_CACHE[key]
+    return file_facts(FileSource.from_entry(entry, f"dataset {did!r}"), did, planning_cache).dataset(did)

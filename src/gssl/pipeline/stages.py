@@ -100,10 +100,13 @@ def build_splits(data_path, dataset_id: str, protocol_id: str, spec: dict, out,
     """Every split of a protocol on a dataset file (``data_params``: as for :func:`build_features`)."""
     from ..datasets import load_dataset
     from ..splits import make_splits, save_splits
+    from .plan import with_test_file
 
     t0 = time.perf_counter()
-    y = load_dataset(data_path, expect_params=data_params, rule="dataset").y
-    roles = make_splits(y, spec, dataset_id, protocol_id)
+    ds = load_dataset(data_path, expect_params=data_params, rule="dataset")
+    # a test file beside the data file (test:): the test part of the protocol
+    roles = make_splits(ds.y, with_test_file(spec, ds.y, ds.meta.get("test_from"), dataset_id, protocol_id),
+                        dataset_id, protocol_id)
     save_splits(out, roles, params={"protocol": spec, "dataset": dataset_id, "protocol_id": protocol_id},
                 inputs=_inputs(data=data_path), build_seconds=time.perf_counter() - t0)
 

@@ -16,10 +16,12 @@ from .params import Int, Real, StrOptions, positive
 class LabelSpreadingBaseline(SemiSupervisedClassifier):
     """scikit-learn's LabelSpreading (Zhou et al. 2004, local and global consistency).
 
-    ``graph="features"`` (default): sklearn's own ``n_neighbors``-NN connectivity graph of graph.X
-    (graph.W is not used; predict(X_new) uses sklearn's inductive rule). ``graph="given"``: the
-    same iteration on the given graph's W (sklearn's code, W passed as a precomputed kernel), so
-    it compares with the other graph methods on one graph; no out-of-sample extension.
+    ``graph="features"`` (the constructor's default): sklearn's own ``n_neighbors``-NN
+    connectivity graph of graph.X (graph.W is not used; predict(X_new) uses sklearn's inductive
+    rule). ``graph="given"``: the same iteration on the given graph's W (sklearn's code, W passed
+    as a precomputed kernel), so it compares with the other graph methods on one graph; no
+    out-of-sample extension. In a workflow cell ``graph: given`` is the default (every method
+    of a cell uses the cell's graph); a method entry gives ``graph: features`` for sklearn's own.
     decision_function_ = label_distributions_.
 
     Parameters
@@ -33,7 +35,8 @@ class LabelSpreadingBaseline(SemiSupervisedClassifier):
     tol : float > 0, default=1e-3
         Convergence tolerance of sklearn's iteration.
     graph : {"features", "given"}, default="features"
-        sklearn's kNN graph of the node features, or the given graph's W.
+        sklearn's kNN graph of the node features, or the given graph's W (a workflow cell's
+        default).
 
     Attributes
     ----------
@@ -61,8 +64,11 @@ class LabelSpreadingBaseline(SemiSupervisedClassifier):
     # floors: the defaults reached 78.9 91.9 92.3
     __gssl_tags__ = {"name": "label_spreading", "family": "baselines",
                      "floors": {1: 72, 5: 85, 10: 86},
-                     "summary": "scikit-learn's; by default on its own kNN graph of the features, with `graph: given` on the cached graph",
-                     "fast": {"n_neighbors": 5}}
+                     "summary": "scikit-learn's; in a workflow cell on the cell's graph (`graph: given`, the "
+                                "default there), with `graph: features` on its own kNN graph of the features "
+                                "(`n_neighbors`; the Python API's default)",
+                     "fast": {"n_neighbors": 5},
+                     "cell_params": {"graph": "given"}, "cell_params_unused": ("n_neighbors",)}
 
     _parameter_constraints = {**SemiSupervisedClassifier._parameter_constraints,
                               "n_neighbors": [Int(1)],

@@ -60,7 +60,12 @@ class SolverTags:
     the declaration). ``fast``: parameters for the contract checks' small fits (``gssl solvers
     check``), keys the class lacks dropped. ``summary``: Markdown after the name in the family's
     row. ``aliases``: older names a config may still give. ``paper``: the paper(s) of a member
-    its family's row does not already name."""
+    its family's row does not already name. ``cell_params``: parameters a workflow cell sets
+    where the method entry's ``params`` do not (every method of a cell uses the cell's graph:
+    label_spreading's ``graph: given``; the library's defaults are the constructor's);
+    ``cell_params_unused``: parameters those make unused (label_spreading's ``n_neighbors``, of
+    the graph it builds otherwise), refused where an entry gives one without the parameter
+    that uses it."""
 
     name: str
     family: str
@@ -69,6 +74,8 @@ class SolverTags:
     aliases: tuple[str, ...] = ()
     fast: Mapping[str, object] = field(default_factory=dict)
     paper: str = ""
+    cell_params: Mapping[str, object] = field(default_factory=dict)
+    cell_params_unused: tuple[str, ...] = ()
 
 
 def solver_tags(cls) -> SolverTags | None:

@@ -149,19 +149,23 @@ def plugin_closure(module: str, package: str = "gssl") -> list[str]:
     directly or not (a helper module beside it, a sibling in its package), themselves included.
     A module in the same folder that another installed distribution owns (numpy in
     site-packages, beside a plugin pip installed as one module) is not its own."""
+    import functools
     from importlib.metadata import packages_distributions
 
     top = module.split(".")[0]
+    if top == package:
+        return import_closure(module, package=package)
     root = _import_root(top)
-    dists = packages_distributions()  # top-level name -> the distributions that install it
-    owners = dists.get(top)
+    # top-level name -> the distributions that install it: read (0.1-1 s) only for a module in
+    # the plugin's folder, once
+    dists = functools.cache(packages_distributions)
 
     def own(name: str) -> bool:
         if name == top:
             return True
         if root is None or _import_root(name) != root:
             return False
-        theirs = dists.get(name)
+        theirs, owners = dists().get(name), dists().get(top)
         return not theirs or (owners is not None and bool(set(theirs) & set(owners)))
 
     return import_closure(module, package=package, follows=own)

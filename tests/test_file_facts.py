@@ -1,0 +1,111 @@
+"""Planning reads a data file once per content (issue 48): what the config check needs of a
+``source: file`` dataset is kept under the results folder and used again by the next process
+while the file keeps its size and modification time."""
+
+import os
+
+import numpy as np
+import pytest
+
+from gssl.datasets import file_facts as ff
+from gssl.datasets.files import FileSource
+from gssl.errors import ConfigError
+from gssl.pipeline.config import validate_config
+
+
+def _write(path, labels):
+    rows = [f"{i},{i % 3},{lab}" for i, lab in enumerate(labels)]
+    path.write_text("x1,x2,label\n" + "\n".join(rows) + "\n")
+    return path
+
+
+@pytest.fixture
+def fresh_process(monkeypatch):
+    """As if in a new process: nothing remembered in memory."""
+    monkeypatch.setattr(ff, "_PROCESS", {})
+
+
+def _no_read(monkeypatch):
+    def refuse(self, name=""):
+        raise AssertionError(f"{self.path} was read again")
+    monkeypatch.setattr(FileSource, "read", refuse)
+
+
+def test_the_facts_are_stored_and_used_again_while_the_file_is_unchanged(tmp_path, monkeypatch, fresh_process):
+    path = _write(tmp_path / "d.csv", ["a", "b", "", "b", "a", "b"])
+    src = FileSource.from_entry({"path": str(path), "label": "label"})
+    first = ff.file_facts(src, "d", tmp_path / "planning")
+    assert first.y.tolist() == [0, 1, -1, 1, 0, 1] and first.classes.tolist() == ["a", "b"]
+    assert first.n_features == 2 and not first.sparse
+    assert first.sha256 == {str(path): __import__("gssl").store.hashing.file_sha256(path)}
+    assert len(list((tmp_path / "planning").glob("*.npz"))) == 1
+
+    monkeypatch.setattr(ff, "_PROCESS", {})  # the next process: from the stored file, not a read
+    with monkeypatch.context() as m:
+        _no_read(m)
+        again = ff.file_facts(src, "d", tmp_path / "planning")
+    assert again.y.tolist() == first.y.tolist() and again.classes.tolist() == ["a", "b"]
+    assert again.sha256 == first.sha256 and again.n_features == 2
+
+    # an edit (a new modification time) is read again, and replaces the stored facts
+    _write(path, ["a", "b", "c", "b", "a", "c"])
+    os.utime(path, ns=(path.stat().st_atime_ns, path.stat().st_mtime_ns + 10**9))
+    monkeypatch.setattr(ff, "_PROCESS", {})
+    edited = ff.file_facts(src, "d", tmp_path / "planning")
+    assert edited.classes.tolist() == ["a", "b", "c"] and edited.sha256 != first.sha256
+    assert len(list((tmp_path / "planning").glob("*.npz"))) == 1
+
+
+def test_a_damaged_store_is_read_past_and_another_entry_has_its_own(tmp_path, fresh_process):
+    path = _write(tmp_path / "d.csv", ["a", "b"] * 4)
+    planning = tmp_path / "planning"
+    ff.file_facts(FileSource.from_entry({"path": str(path), "label": "label"}), "d", planning)
+    (store,) = planning.glob("*.npz")
+    store.write_bytes(b"not an npz")
+    ff._PROCESS.clear()
+    facts = ff.file_facts(FileSource.from_entry({"path": str(path), "label": "label"}), "d", planning)
+    assert facts.classes.tolist() == ["a", "b"]
+    # the same file read otherwise (its first column as the label) is another entry
+    other = ff.file_facts(FileSource.from_entry({"path": str(path), "label": "x2", "features": ["x1"]}), "d",
+                          planning)
+    assert other.classes.tolist() == ["0", "1", "2"] and len(list(planning.glob("*.npz"))) == 2
+    assert ff.file_facts(FileSource.from_entry({"path": str(path), "label": "label"}), "d") is facts
+
+
+def _config(path, results, protocol=None):
+    return {"results": str(results),
+            "datasets": {"mine": {"source": "file", "path": str(path), "label": "label"}},
+            "preprocessing": {"raw": []}, "graphs": {"knn": {"kind": "knn", "k": 3}},
+            "methods": {"poisson": {"solver": "poisson"}},
+            "protocols": {"p": protocol or {"kind": "labels_per_class", "n": 1, "repeats": 2}},
+            "experiments": {"e": {"datasets": ["mine"], "preprocessing": ["raw"], "graphs": ["knn"],
+                                  "methods": ["poisson"], "protocols": ["p"]}}}
+
+
+def test_the_workflow_s_config_check_reads_an_unchanged_file_once_and_still_refuses_what_it_would(
+        tmp_path, monkeypatch, fresh_process):
+    """validate_config(planning_cache=True), as workflow/rules/common.smk calls it: the second
+    check (another process) reads nothing, and finds the same problems from the stored facts."""
+    path = _write(tmp_path / "d.csv", ["a", "b"] * 5)
+    results = tmp_path / "results"
+    validate_config(_config(path, results), planning_cache=True)
+    assert len(list((results / "planning").glob("*.npz"))) == 1
+    ff._PROCESS.clear()
+    _no_read(monkeypatch)
+    validate_config(_config(path, results), planning_cache=True)
+    ff._PROCESS.clear()
+    with pytest.raises(ConfigError, match="class 0 has 5 points but labels_per_class n=5"):
+        validate_config(_config(path, results, {"kind": "labels_per_class", "n": 5, "repeats": 2}),
+                        planning_cache=True)
+    ff._PROCESS.clear()
+    cfg = _config(path, results)
+    cfg["graphs"]["knn"]["k"] = 10
+    with pytest.raises(ConfigError, match="k=10 neighbours requested but the data has only 10 points"):
+        validate_config(cfg, planning_cache=True)
+
+
+def test_without_the_planning_cache_nothing_is_written(tmp_path, fresh_process):
+    path = _write(tmp_path / "d.csv", ["a", "b"] * 5)
+    validate_config(_config(path, tmp_path / "results"))
+    assert not (tmp_path / "results").exists()
+    assert np.array_equal(next(iter(ff._PROCESS.values())).y, [0, 1] * 5)
