@@ -107,3 +107,24 @@ def test_a_split_edited_with_its_checksum_recomputed_is_refused_by_the_run_and_n
     assert sorted(map(str, mlflow_runs(ws))) == before
     record("lineage: labeled and unlabeled swapped in a split, checksum recomputed", accepted_corrupt=0,
            inputs_silently_wrong=0, note="drawn again and compared: the solve job and verify refuse it by name")
+
+
+def test_missing_cache_pending_and_job_output_files_are_named_with_a_command_that_rebuilds_them(run, tmp_path):
+    """A deleted graph, pending-runs file and solve output: verify names each (the ledger says
+    they should be there) with a command; a plain rerun would find nothing to do for the last
+    one when its ledger is older, so the advice forces it; after it, verify passes."""
+    ws, env = copy_of(run, tmp_path)
+    gone = [FILES["graph"].format(d="moons2b"), FILES["pending runs"].format(d="moons"),
+            FILES["runs"].format(d="moons2b")]
+    for rel in gone:
+        (ws / rel).unlink()
+    problems = verify(ws)
+    assert any(p.startswith(f"{gone[0]}: missing") for p in problems), problems
+    assert any(p.startswith(f"{gone[1]}: missing") for p in problems), problems
+    listed = [p for p in problems if f"lists {gone[2]}, which does not exist" in p]
+    assert listed and f"--forcerun {gone[2]}" in listed[0], problems
+    command = listed[0][listed[0].index("(snakemake ") + 1:].split(")")[0].replace("--cores N", "--cores 1")
+    smk(ws, *command.split()[1:], env=env)
+    assert verify(ws) == []
+    record("verify: a deleted graph, pending-runs file and solve output", inputs_silently_wrong=0,
+           note="each named as missing with a command; that command rebuilds them and verify passes")

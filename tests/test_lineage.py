@@ -127,7 +127,30 @@ def test_a_split_edited_with_its_checksum_recomputed_is_refused_by_name(results)
         cell(files)
     msg = str(err.value)
     assert msg.startswith(f"{files['splits']}: its splits are not those protocol 'lpc2' draws"), msg
-    assert "split 1, point" in msg and "1 of 3 splits differ" in msg
+    assert "split 1, point" in msg and "1 of 3 splits checked differ" in msg
+    cell_of = Cell(files["features"], files["graph"], files["splits"], data_path=files["data"],
+                   check_splits=[0, 2])  # a job of other splits draws only its own: not this one's
+    assert cell_of.roles.shape == (3, 120)
+    with pytest.raises(CacheError, match="split 1, point .* 1 of 2 splits checked differ"):
+        Cell(files["features"], files["graph"], files["splits"], data_path=files["data"], check_splits=[2, 1])
+
+
+@pytest.mark.parametrize("spec", [
+    {"kind": "labels_per_class", "n": 2, "repeats": 7},
+    {"kind": "melacci_cv", "folds": 3, "randomizations": 2, "labeled": 8, "validation": 8},
+    {"kind": "per_class_counts", "labeled": 2, "unlabeled": 10, "test": 5, "repeats": 4, "pool": 40},
+    {"kind": "unsupervised", "repeats": 3},
+    {"kind": "label_fraction", "fraction": 0.1, "repeats": 5, "holdout": {"fraction": 0.2, "part": "outside"}},
+    {"kind": "labels_per_class", "n": 2, "repeats": 3, "test_from": 200}])
+def test_drawing_some_splits_gives_those_rows_of_the_whole_protocol(spec):
+    from gssl.splits import make_splits
+
+    y = np.random.default_rng(1).integers(0, 4, 300)
+    y[:5] = -1  # points without a label too
+    full = make_splits(y, spec, "d", "p")
+    for only in ([0], [len(full) - 1, 1], [2, 0]):
+        only = [s for s in only if s < len(full)]
+        np.testing.assert_array_equal(make_splits(y, spec, "d", "p", only), full[only])
 
 
 def test_drawing_the_splits_again_is_cheap_next_to_reading_the_files(results):

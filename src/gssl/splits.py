@@ -215,12 +215,12 @@ def _encode(y) -> tuple[np.ndarray, np.ndarray]:
 
 
 # --------------------------------------------------------------------------- protocols
-def _per_class_splits(y, counts_fn, roles, repeats, dataset, protocol_id) -> np.ndarray:
+def _per_class_splits(y, counts_fn, roles, repeats, dataset, protocol_id, only=None) -> np.ndarray:
     classes, codes = _encode(y)
     sizes = np.bincount(codes)
     counts = counts_fn(classes, sizes)
     return np.stack([_assign(codes, counts, roles, np.random.default_rng(
-        seed_for(dataset, protocol_id, s))) for s in range(repeats)])
+        seed_for(dataset, protocol_id, s))) for s in (range(repeats) if only is None else only)])
 
 
 def _need(classes, sizes, need, what, where=""):
@@ -236,14 +236,14 @@ def _need(classes, sizes, need, what, where=""):
         raise err
 
 
-def _labels_per_class(y, spec, dataset, pid):
+def _labels_per_class(y, spec, dataset, pid, only=None):
     def counts(classes, sizes):
         _need(classes, sizes, spec["n"] + 1, f"labels_per_class n={spec['n']} (+1 unlabeled)")
         return np.column_stack([np.full(sizes.size, spec["n"]), np.full(sizes.size, -1)])
-    return _per_class_splits(y, counts, (LABELED, UNLABELED), spec["repeats"], dataset, pid)
+    return _per_class_splits(y, counts, (LABELED, UNLABELED), spec["repeats"], dataset, pid, only)
 
 
-def _label_fraction(y, spec, dataset, pid):
+def _label_fraction(y, spec, dataset, pid, only=None):
     def counts(classes, sizes):
         if spec["per_class"] is not None:
             k = np.full(sizes.size, spec["per_class"])
@@ -251,10 +251,10 @@ def _label_fraction(y, spec, dataset, pid):
             k = np.maximum(1, np.floor(spec["fraction"] * sizes + 0.5).astype(np.int64))
         _need(classes, sizes, k + 1, "label_fraction (labels + 1 unlabeled)")
         return np.column_stack([k, np.full(sizes.size, -1)])
-    return _per_class_splits(y, counts, (LABELED, UNLABELED), spec["repeats"], dataset, pid)
+    return _per_class_splits(y, counts, (LABELED, UNLABELED), spec["repeats"], dataset, pid, only)
 
 
-def _per_class_counts(y, spec, dataset, pid):
+def _per_class_counts(y, spec, dataset, pid, only=None):
     def counts(classes, sizes):
         lab, test = spec["labeled"], spec["test"]
         unl = spec["unlabeled"]
@@ -266,7 +266,7 @@ def _per_class_counts(y, spec, dataset, pid):
         return np.column_stack([np.full(sizes.size, lab), test_col, unl_col])
     if spec["pool"] is None:
         return _per_class_splits(y, counts, (LABELED, TEST, UNLABELED), spec["repeats"], dataset,
-                                 pid)
+                                 pid, only)
     # draw only among the first `pool` points of each class in dataset order (the sampling of
     # Tran et al.'s released USPS script); the other points are UNUSED
     y = np.asarray(y)
@@ -275,13 +275,13 @@ def _per_class_counts(y, spec, dataset, pid):
     rank = np.empty(codes.size, dtype=np.int64)
     rank[order] = np.arange(codes.size) - np.searchsorted(codes[order], codes[order])
     inside = rank < spec["pool"]
-    roles = np.full((spec["repeats"], y.size), UNUSED, dtype=np.int8)
+    roles = np.full((spec["repeats"] if only is None else len(only), y.size), UNUSED, dtype=np.int8)
     roles[:, inside] = _per_class_splits(y[inside], counts, (LABELED, TEST, UNLABELED),
-                                         spec["repeats"], dataset, pid)
+                                         spec["repeats"], dataset, pid, only)
     return roles
 
 
-def _melacci_cv(y, spec, dataset, pid):
+def _melacci_cv(y, spec, dataset, pid, only=None):
     """Per randomization: stratified folds; per fold: that fold is TEST, the rest L/V/U.
 
     The fold partition of randomization r is seeded by (dataset, protocol_id + "/folds", r);
@@ -289,8 +289,10 @@ def _melacci_cv(y, spec, dataset, pid):
     """
     classes, codes = _encode(y)
     folds = spec["folds"]
-    out = []
+    out = {}  # split index -> its roles
     for r in range(spec["randomizations"]):
+        if only is not None and not any(r * folds + f in only for f in range(folds)):
+            continue
         rng = np.random.default_rng(seed_for(dataset, f"{pid}/folds", r))
         rank = _within_class_rank(codes, rng)
         # deal each class round-robin over the folds from a random start: balanced, stratified
@@ -299,8 +301,10 @@ def _melacci_cv(y, spec, dataset, pid):
         start = np.random.default_rng(seed_for(dataset, f"{pid}/offset", r)).integers(folds)
         fold = (rank + start + (np.cumsum(sizes) - sizes)[codes]) % folds
         for f in range(folds):
-            out.append(_melacci_fold(codes, classes, fold != f, spec, r * folds + f, dataset, pid))
-    return np.stack(out)
+            if only is not None and r * folds + f not in only:
+                continue
+            out[r * folds + f] = _melacci_fold(codes, classes, fold != f, spec, r * folds + f, dataset, pid)
+    return np.stack([out[s] for s in (sorted(out) if only is None else only)])
 
 
 def _melacci_fold(codes, classes, train, spec, split, dataset, pid):
@@ -347,8 +351,8 @@ def _random_labeled(codes, pool, n, n_classes, rng, split, attempts=1000):
                      f"labeled_draw: stratified")
 
 
-def _unsupervised(y, spec, dataset, pid):
-    return np.full((spec["repeats"], np.size(y)), UNLABELED, dtype=np.int8)
+def _unsupervised(y, spec, dataset, pid, only=None):
+    return np.full((spec["repeats"] if only is None else len(only), np.size(y)), UNLABELED, dtype=np.int8)
 
 
 _PROTOCOLS = {"labels_per_class": _labels_per_class, "melacci_cv": _melacci_cv,
@@ -377,32 +381,40 @@ def predict_roles(y, dataset: str = "the dataset") -> np.ndarray:
     return np.where(y >= 0, LABELED, UNSCORED).astype(np.int8)[None, :]
 
 
-def make_splits(y, spec: dict, dataset: str, protocol_id: str) -> np.ndarray:
-    """Roles (int8, shape (n_splits, n)) of every point in every split of the protocol."""
+def make_splits(y, spec: dict, dataset: str, protocol_id: str, only=None) -> np.ndarray:
+    """Roles (int8, shape (n_splits, n)) of every point in every split of the protocol; ``only``:
+    the split indices to draw (in that order), each as the whole protocol draws it (every split
+    has its own seed: drawing some costs only those)."""
     spec = validate_protocol(spec)
     y = np.asarray(y)
+    if only is not None:
+        only = [int(s) for s in only]
+        bad = [s for s in only if not 0 <= s < n_splits(spec)]
+        if bad:
+            raise ConfigError(f"split {bad[0]} out of range: the protocol draws {n_splits(spec)} splits")
     if spec["kind"] == "predict":
         return predict_roles(y, f"dataset {dataset!r}")
+    rows = n_splits(spec) if only is None else len(only)
     if y.ndim == 1 and y.dtype.kind in "iu" and (y < 0).any():  # points without a label
         known = y >= 0
-        roles = np.full((n_splits(spec), y.size), UNSCORED, dtype=np.int8)
-        roles[:, known] = make_splits(y[known], spec, dataset, protocol_id)
+        roles = np.full((rows, y.size), UNSCORED, dtype=np.int8)
+        roles[:, known] = make_splits(y[known], spec, dataset, protocol_id, only)
         return roles
     if spec.get("test_from") is not None:  # a fixed test part (e.g. USPS's 2,007 test images)
         t = spec["test_from"]
         if t >= y.size:
             raise ConfigError(f"split protocol {spec['kind']!r}: test_from = {t} leaves no test "
                               f"point (the dataset has {y.size} points)")
-        roles = np.full((n_splits(spec), y.size), TEST, dtype=np.int8)
-        roles[:, :t] = _PROTOCOLS[spec["kind"]](y[:t], spec, dataset, protocol_id)
+        roles = np.full((rows, y.size), TEST, dtype=np.int8)
+        roles[:, :t] = _PROTOCOLS[spec["kind"]](y[:t], spec, dataset, protocol_id, only)
         return roles
     h = spec["holdout"]
     if h is None:
-        return _PROTOCOLS[spec["kind"]](y, spec, dataset, protocol_id)
+        return _PROTOCOLS[spec["kind"]](y, spec, dataset, protocol_id, only)
     mask = holdout_mask(y, h["fraction"], dataset)
     part = mask if h["part"] == "inside" else ~mask
-    roles = np.full((n_splits(spec), y.size), UNUSED, dtype=np.int8)
-    roles[:, part] = _PROTOCOLS[spec["kind"]](y[part], spec, dataset, protocol_id)
+    roles = np.full((rows, y.size), UNUSED, dtype=np.int8)
+    roles[:, part] = _PROTOCOLS[spec["kind"]](y[part], spec, dataset, protocol_id, only)
     return roles
 
 
@@ -427,30 +439,41 @@ def save_splits(path, roles: np.ndarray, params: dict, inputs: dict | None = Non
              build_seconds=build_seconds, extra_attrs=extra)
 
 
-def check_rederived(path, roles: np.ndarray, y, params: dict, rule: str | None = "splits") -> None:
+def check_rederived(path, roles: np.ndarray, y, params: dict, rule: str | None = "splits",
+                    only=None) -> None:
     """Draw the splits of ``path`` again from the labels ``y`` and the protocol, dataset and
     protocol id its ``params`` record, and refuse the file (CacheError naming it and the first
     split and point that differ) unless they are its ``roles``: a split edited with its checksum
-    recomputed (labeled and unlabeled roles swapped, say) is not one the protocol draws."""
+    recomputed (labeled and unlabeled roles swapped, say) is not one the protocol draws.
+    ``only``: the split indices to check (a job's block; default every split)."""
     from .store.lineage import rebuild_hint
 
+    if only is not None:
+        only = [s for s in only if 0 <= s < roles.shape[0]]  # out of range: the job names it
     try:
-        want = make_splits(y, params["protocol"], params["dataset"], params["protocol_id"])
+        want = make_splits(y, params["protocol"], params["dataset"], params["protocol_id"], only)
     except (KeyError, TypeError) as exc:
         raise CacheError(f"{path}: its params do not say how its splits were drawn ({exc!r}): "
                          f"{rebuild_hint(path, rule)}") from None
     except (ConfigError, SplitError) as exc:
         raise CacheError(f"{path}: its protocol cannot be drawn on these labels ({exc}): "
                          f"{rebuild_hint(path, rule)}") from None
+    if only is not None and roles.shape[0] == n_splits(params["protocol"]):
+        index = np.asarray(only, dtype=np.int64)
+        roles = roles[index]
+    else:
+        index = np.arange(want.shape[0])
     if want.shape == roles.shape and np.array_equal(want, roles):
         return
     if want.shape != roles.shape:
-        what = f"{roles.shape[0]} splits of {roles.shape[1]} points, the protocol draws {want.shape}"
+        what = (f"{roles.shape[0]} splits of {roles.shape[1]} points, the protocol draws "
+                f"{n_splits(params['protocol'])} of {want.shape[1]}")
     else:
-        s, i = np.argwhere(want != roles)[0]
-        what = (f"split {s}, point {i}: {ROLE_NAMES.get(int(roles[s, i]), roles[s, i])}, the protocol "
-                f"draws {ROLE_NAMES.get(int(want[s, i]), want[s, i])}; "
-                f"{int((want != roles).any(axis=1).sum())} of {want.shape[0]} splits differ")
+        k, i = np.argwhere(want != roles)[0]
+        s = int(index[k])
+        what = (f"split {s}, point {i}: {ROLE_NAMES.get(int(roles[k, i]), roles[k, i])}, the protocol "
+                f"draws {ROLE_NAMES.get(int(want[k, i]), want[k, i])}; "
+                f"{int((want != roles).any(axis=1).sum())} of {want.shape[0]} splits checked differ")
     raise CacheError(f"{path}: its splits are not those protocol {params['protocol_id']!r} draws on "
                      f"dataset {params['dataset']!r} ({what}): the file was edited or belongs elsewhere: "
                      f"{rebuild_hint(path, rule)}")

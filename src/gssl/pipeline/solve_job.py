@@ -65,7 +65,8 @@ def solve_job(inputs, params, wc: dict, splits: list, runs, out_json, log, out_p
     seed, method = params.seed, dict(params.method)
     cell = Cell(inputs.features, inputs.graph, inputs.splits, expect=expected_params(
         params.prep_steps, seed, params.graph_spec, params.protocol_spec,
-        wc["dataset"], wc["protocol"]), data_path=inputs.get("data"))  # a foreign file in an input's place is refused
+        wc["dataset"], wc["protocol"]), data_path=inputs.get("data"),
+        check_splits=splits)  # a foreign file in an input's place is refused; the job's splits drawn again
     lineage = input_digests(features=inputs.features, graph=inputs.graph, splits=inputs.splits,
                             data=inputs.get("data"))
     grid = params.get("grid")  # solve_grid: [[variant id, {solver, params}], ...]

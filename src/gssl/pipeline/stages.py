@@ -131,10 +131,11 @@ class Cell:
     the features and splits from one data file, ``data_path`` where given (the workflow's jobs
     give it): a valid file of another dataset of the same shape in an input's place is refused
     by name. The splits are drawn again from the labels and the protocol they record and
-    compared (:func:`gssl.splits.check_rederived`), so an edited split is refused too."""
+    compared (:func:`gssl.splits.check_rederived`), so an edited split is refused too: the
+    splits ``check_splits`` names (a job's block), or every split."""
 
     def __init__(self, features_path, graph_path, splits_path, expect: dict | None = None,
-                 data_path=None):
+                 data_path=None, check_splits=None):
         from ..features import load_features
         from ..graphs.cache import load_graph
         from ..splits import check_rederived, load_splits
@@ -159,7 +160,7 @@ class Cell:
         drawn = attrs["splits"]["params"]  # what they were drawn from (the workflow's: always there)
         if (strict or {"protocol", "dataset", "protocol_id"} <= set(drawn)) \
                 and self.y.shape[0] == self.roles.shape[1]:  # else the size check below names all three
-            check_rederived(splits_path, self.roles, self.y, drawn)
+            check_rederived(splits_path, self.roles, self.y, drawn, only=check_splits)
         self.rederive_seconds = time.perf_counter() - t1
         self.protocol = drawn.get("protocol")
         n = self.y.shape[0]
