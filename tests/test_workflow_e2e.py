@@ -166,7 +166,7 @@ def test_reproduction_page_from_the_run_carries_its_table(done, tmp_path):
         assert verdict == ("too noisy to judge" if noisy else "within noise" if abs(d) <= expect else "outside noise")
         within += verdict == "within noise"
     index = (tmp_path / "pages" / "index.md").read_text()
-    assert f"| [A paper (2020)](paper.md) | Table 1 | 3 | 0 | {within} | 0 |" in index  # cells, †, within
+    assert f"| [A paper (2020)](paper.md) | Table 1 | 3 | 0 | {within} of 3 | – |" in index  # cells, †, within
 
 
 TIMINGS = {"fit_seconds", "load_seconds"}
