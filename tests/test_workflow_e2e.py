@@ -292,6 +292,18 @@ def test_changing_one_method_reruns_only_its_jobs_and_the_report(done):
     assert set(rules_of(jobs)) == {"solve", "aggregate", "mlflow_summary", "all"}
 
 
+def test_naming_methods_as_the_paper_does_reruns_nothing(done):
+    """A method's label: (its paper's name, issue 50) is display only: no job's params see it."""
+    cfg = json.loads(json.dumps(SMALL))
+    for method in cfg["methods"].values():
+        method["label"] = "The paper's name"
+    write_config(done, cfg)
+    try:
+        assert planned_jobs(done) == []
+    finally:
+        write_config(done, SMALL)
+
+
 def test_adding_entries_reruns_nothing_that_exists(done):
     cfg = json.loads(json.dumps(SMALL))
     cfg["methods"]["rls_b"] = {"solver": "rls", "params": {"kernel": {"kind": "rbf", "sigma": 1.0}}}
