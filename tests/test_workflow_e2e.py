@@ -166,7 +166,7 @@ def test_reproduction_page_from_the_run_carries_its_table(done, tmp_path):
         assert verdict == ("too noisy to judge" if noisy else "within noise" if abs(d) <= expect else "outside noise")
         within += verdict == "within noise"
     index = (tmp_path / "pages" / "index.md").read_text()
-    assert f"| [A paper (2020)](paper.md) | Table 1 | 3 | 0 | {within} | 0 |" in index  # cells, †, within
+    assert f"| [A paper (2020)](paper.md) | Table 1 | 3 | 0 | {within} of 3 | – |" in index  # cells, †, within
 
 
 TIMINGS = {"fit_seconds", "load_seconds"}
@@ -290,6 +290,18 @@ def test_changing_one_method_reruns_only_its_jobs_and_the_report(done):
     assert len(solves) == N_JOBS // 2
     assert {j["wildcards"]["method"] for j in solves} == {"rls"}
     assert set(rules_of(jobs)) == {"solve", "aggregate", "predictions", "mlflow_summary", "all"}
+
+
+def test_naming_methods_as_the_paper_does_reruns_nothing(done):
+    """A method's label: (its paper's name, issue 50) is display only: no job's params see it."""
+    cfg = json.loads(json.dumps(SMALL))
+    for method in cfg["methods"].values():
+        method["label"] = "The paper's name"
+    write_config(done, cfg)
+    try:
+        assert planned_jobs(done) == []
+    finally:
+        write_config(done, SMALL)
 
 
 def test_adding_entries_reruns_nothing_that_exists(done):

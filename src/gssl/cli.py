@@ -405,7 +405,11 @@ def build_parser() -> argparse.ArgumentParser:
                          description="Compares every cell a paper config gives a paper's value for "
                                      "with the run's number (mean ± SE over the draws, or the paper's "
                                      "one-draw statistic) by one stated criterion, per table of the "
-                                     "paper; writes the page, a sidecar .json and index.md. An "
+                                     "paper, honest and † cells counted apart; each outside-noise "
+                                     "cell names its reason (the reference's reasons:, explained "
+                                     "under '## Reasons' in <paper>.notes.md beside the page) or is "
+                                     "counted unexplained; writes the page, a sidecar .json and "
+                                     "index.md. An "
                                      "experiment no results folder holds keeps its cells from the "
                                      "sidecar while its config entries are unchanged. Without "
                                      "CONFIG: rebuild index.md from the sidecars.")

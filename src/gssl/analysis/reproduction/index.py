@@ -60,9 +60,21 @@ def _json_default(x):
     raise TypeError(type(x))
 
 
-COUNTS = ("cells", "tuned", "within", "within_tuned", "too_noisy", "warned", "outside", "unexplained")
+COUNTS = ("cells", "tuned", "within", "within_tuned", "too_noisy", "warned", "outside", "unexplained",
+          "judged", "chance")
 HEADER = ("cells", "of them †", "within noise: honest", "within noise: †", "too noisy", "⚠",
           "outside noise", "unexplained")
+
+
+def count_cells(r: dict) -> list[str]:
+    """An index row's count columns (:data:`HEADER`): within noise as "k of n" honest and † cells;
+    "?" throughout for a sidecar written before these counts (regenerate its page)."""
+    if any(k not in r for k in COUNTS):
+        return ["?"] * len(HEADER)
+    honest = r["cells"] - r["tuned"]
+    return [str(r["cells"]), str(r["tuned"]), f"{r['within']} of {honest}",
+            f"{r['within_tuned']} of {r['tuned']}" if r["tuned"] else "–",
+            *(str(r[k]) for k in ("too_noisy", "warned", "outside", "unexplained"))]
 
 
 def index_rows(out_dir, configs_dir="config/experiments") -> list[dict]:
@@ -112,17 +124,19 @@ def write_index(out_dir, configs_dir="config/experiments") -> Path:
         paper = f"[{r['paper']}]({r['page']})" if r["page"] else r["paper"]
         table = r["table"] + (f" ({r['state']})" if r["state"] and r["page"] else "")
         ran = r["page"] and r["experiments"]
-        counts = [str(r.get(k, "?")) if ran else "–" for k in COUNTS]
-        if ran:
+        counts = count_cells(r) if ran else ["–"] * len(HEADER)
+        if ran and "?" not in counts:
             for k in COUNTS:
-                total[k] += r.get(k) or 0
+                total[k] += r[k]
         if not r["page"]:
             table = r["state"]
         elif r.get("not_run"):
             table += f" (not run: {', '.join(r['not_run'])})"
         lines.append(f"| {paper} | {table} | " + " | ".join(counts)
                      + f" | `{r['command']}` | {duration(r['wall_s'])} |")
-    lines.append("| **all pages** | | " + " | ".join(f"**{total[k]}**" for k in COUNTS) + " | | |")
+    lines.append("| **all pages** | | " + " | ".join(f"**{c}**" for c in count_cells(total)) + " | | |")
+    lines += ["", f"Chance alone, at 2σ, would put about {total['chance']:.0f} of the {total['judged']} "
+              "judged honest cells outside noise if every one of them reproduced its paper."]
     path = Path(out_dir) / "index.md"
     path.write_text("\n".join(lines) + "\n")
     return path

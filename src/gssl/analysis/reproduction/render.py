@@ -59,7 +59,8 @@ def _row(c: Cell, with_stat: bool, notes: str | None) -> str:
 def counts_text(s: TableSummary) -> str:
     """A table's counts as its header says them."""
     honest = s.cells - s.tuned
-    text = f"{s.cells} cells: {honest} honest, {s.tuned} marked †. Within noise: **{s.within} of {honest} honest**"
+    text = (f"{s.cells} cells: {honest} honest, {s.tuned} marked †." if s.tuned else f"{s.cells} cells, all honest.")
+    text += f" Within noise: **{s.within} of {honest} honest**"
     text += f", {s.within_tuned} of {s.tuned} †." if s.tuned else "."
     text += (f" Outside noise: {s.outside}, {s.unexplained} of them unexplained. Too noisy to judge: "
              f"{s.too_noisy}. Marked ⚠: {s.warned}. Chance alone would put about {s.chance:.1f} of "
