@@ -107,12 +107,13 @@ def test_yaml11_exponent_without_dot_gets_the_fix(config):
 def test_expected_headline_is_known_before_anything_runs():
     from gssl.pipeline.plan import expected_headline
 
-    cfg = {"methods": {"m": {"solver": "mtv"}, "r": {"solver": "rls"}},
+    cfg = {"datasets": {"d": {"source": "digits"}},
+           "methods": {"m": {"solver": "mtv"}, "r": {"solver": "rls"}},
            "protocols": {"u": {"kind": "unsupervised"}, "cv": {"kind": "melacci_cv"},
                          "l": {"kind": "labels_per_class", "n": 1}},
-           "experiments": {"clu": {"methods": ["m"], "protocols": ["u"]},
-                           "cv": {"methods": ["r"], "protocols": ["cv"]},
-                           "lab": {"methods": ["r", "m"], "protocols": ["l"]}}}
+           "experiments": {"clu": {"datasets": ["d"], "methods": ["m"], "protocols": ["u"]},
+                           "cv": {"datasets": ["d"], "methods": ["r"], "protocols": ["cv"]},
+                           "lab": {"datasets": ["d"], "methods": ["r", "m"], "protocols": ["l"]}}}
     assert expected_headline(cfg, "clu") == ("purity", False)
     assert expected_headline(cfg, "cv") == ("error_test", True)
     assert expected_headline(cfg, "lab") == ("error_unlabeled", True)
@@ -406,7 +407,7 @@ def test_a_workflow_cell_spreads_labels_on_its_own_graph(tmp_path):
     cfg["experiments"]["e2e"]["methods"] = ["ls"]
     method = validate_config(cfg)["methods"]["ls"]
     cell = type("Cell", (), {})()
-    cell.X, cell.y, cell.n_classes, cell.splits_path = None, y, 2, "-"
+    cell.X, cell.y, cell.n_classes, cell.splits_path, cell.protocol = None, y, 2, "-", None
     cell.graph = Graph(W=sp.csr_matrix(build_graph(X, {"kind": "knn", "k": 5}).W), checked=True)  # no features
     cell.roles = make_splits(y, {"kind": "labels_per_class", "n": 1, "repeats": 1}, "d", "p")
     out = fit_split(cell, 0, method)

@@ -73,7 +73,7 @@ def test_a_damaged_store_is_read_past_and_another_entry_has_its_own(tmp_path, fr
 
 
 def _config(path, results, protocol=None):
-    return {"results": str(results),
+    return {"results": str(results), "results_outside_workdir": True,
             "datasets": {"mine": {"source": "file", "path": str(path), "label": "label"}},
             "preprocessing": {"raw": []}, "graphs": {"knn": {"kind": "knn", "k": 3}},
             "methods": {"poisson": {"solver": "poisson"}},

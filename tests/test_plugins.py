@@ -174,7 +174,7 @@ def test_fit_split_fits_unscored_points_as_unlabeled_and_never_scores_them(tmp_p
     (["1,2,a", "3,inf,b"], {}, "feature 'x2' at line 3 is inf"),
     (["1,2,a", "3,4,a"], {}, "the labels hold 1 class (a)"),
     (["1,2,a", "3,4,b"], {"label": "lab"}, "label: no column named 'lab'; the header has 'x1', 'x2', 'label'"),
-    (["1,2,a", "1,4,b"], {"id": "x1"}, "id column 'x1' repeats an id (lines [2, 3]"),
+    (["1,2,a", "1,4,b"], {"id": "x1"}, "id column 'x1' repeats '1' (lines [2, 3]"),
 ])
 def test_a_bad_table_is_refused_by_name(tmp_path, rows, entry, message):
     path = _csv(tmp_path / "d.csv", rows)

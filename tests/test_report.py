@@ -272,6 +272,7 @@ def _job(config):
 CAPTIONS = ("table.rst", "plot.rst", "stats.rst", "boxes.rst", "cd.rst", "ranks.rst")
 LOSS_CAPTION = "loss.rst"  # the loss_curve job's (a chain that trains a network)
 CONFUSION_CAPTION = "confusion.rst"  # the predictions job's
+ACTIVE_CAPTION = "active.rst"  # the active_curves job's (an active-learning protocol)
 
 
 def _render(name, snakemake):
@@ -301,7 +302,8 @@ def test_every_report_text_renders_without_a_docutils_message():
     from gssl.pipeline.plan import experiments_to_run
 
     assert {p.name for p in (REPO / "workflow" / "report").glob("*.rst")} == {*CAPTIONS, LOSS_CAPTION,
-                                                                               CONFUSION_CAPTION, "workflow.rst"}
+                                                                               CONFUSION_CAPTION, ACTIVE_CAPTION,
+                                                                               "workflow.rst"}
     for name, config in _configs():
         text = _render("workflow.rst", type("Snakemake", (), {"config": config}))
         items = re.findall(r"^- ``(\w+)``: (.*)\n  \((.*)\)$", text, re.M)
@@ -322,6 +324,8 @@ def test_every_report_text_renders_without_a_docutils_message():
         output=_Files(folder="results/predictions/demo_digits", csv="results/tables/demo_digits.confusion.csv",
                       html="results/tables/demo_digits.confusion.html")))
     assert "``demo_digits``" in confusion and "results/predictions/demo_digits" in confusion and "{{" not in confusion
+    active = _render(ACTIVE_CAPTION, SimpleNamespace(wildcards=SimpleNamespace(experiment="active_digits")))
+    assert "tables/active_digits.active_budgets.md" in active and "{{" not in active
 
 
 
@@ -418,6 +422,7 @@ def test_fit_split_records_chance_error_and_converged(tmp_path):
         pass
 
     cell = FakeCell()
+    cell.protocol = None
     cell.y, cell.n_classes, cell.graph = y, 3, build_graph(X, k=5)
     cell.roles = np.full((1, 40), UNLABELED)
     cell.roles[0, [0, 20, 30]] = LABELED
