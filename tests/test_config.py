@@ -122,8 +122,8 @@ def test_expected_headline_is_known_before_anything_runs():
                                 "test_from": 7291},
                             rest={"kind": "per_class_counts", "labeled": 2, "unlabeled": 18, "test": None},
                             none={"kind": "per_class_counts", "labeled": 2, "unlabeled": 18})
-    cfg["experiments"].update(tf={"methods": ["r"], "protocols": ["tf", "rest"]},
-                              none={"methods": ["r"], "protocols": ["none"]})
+    cfg["experiments"].update(tf={"datasets": ["d"], "methods": ["r"], "protocols": ["tf", "rest"]},
+                              none={"datasets": ["d"], "methods": ["r"], "protocols": ["none"]})
     assert expected_headline(cfg, "tf") == ("error_test", True)
     assert expected_headline(cfg, "none") == ("error_unlabeled", True)
 
