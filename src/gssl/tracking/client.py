@@ -143,8 +143,8 @@ def log_files(uri: str, files: dict[str, list]) -> None:
     logged again replaces the earlier copy, so this can run after every change of an experiment."""
     if not files:
         return
-    with _server_named(uri, "logging the cells' files"):
-        client = _client(uri)
+    with server_named(uri, "logging the cells' files"):
+        client = mlflow_client(uri)
         for run_id, paths in files.items():
             for path in paths:
                 _retry_locked(lambda r=run_id, p=path: client.log_artifact(r, str(p)))
