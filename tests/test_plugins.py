@@ -174,7 +174,7 @@ def test_fit_split_fits_unscored_points_as_unlabeled_and_never_scores_them(tmp_p
     (["1,2,a", "3,inf,b"], {}, "feature 'x2' at line 3 is inf"),
     (["1,2,a", "3,4,a"], {}, "the labels hold 1 class (a)"),
     (["1,2,a", "3,4,b"], {"label": "lab"}, "label: no column named 'lab'; the header has 'x1', 'x2', 'label'"),
-    (["1,2,a", "1,4,b"], {"id": "x1"}, "id column 'x1' repeats '1' (lines [2, 3]"),
+    (["1,2,a", "1,4,b"], {"id": "x1"}, "id column 'x1' repeats an id (lines [2, 3]"),
 ])
 def test_a_bad_table_is_refused_by_name(tmp_path, rows, entry, message):
     path = _csv(tmp_path / "d.csv", rows)
@@ -561,7 +561,7 @@ def test_editing_a_plugin_s_helper_module_reruns_exactly_its_method_s_jobs(tmp_p
     jobs = planned()
     solved = [(j["rule"], j["wildcards"].get("method")) for j in jobs if j["rule"].startswith("solve")]
     assert solved == [("solve", "two_file")]
-    assert {j["rule"] for j in jobs} - {"solve"} <= {"aggregate", "mlflow_summary", "all"}, jobs  # downstream only
+    assert {j["rule"] for j in jobs} - {"solve"} <= {"aggregate", "predictions", "mlflow_summary", "all"}, jobs  # downstream only
 
 
 def _fake_distribution(site: Path, name: str, entry_points: str, module: str, source: str) -> None:
@@ -810,7 +810,7 @@ def test_a_test_file_beside_the_data_file_is_read_after_it_and_is_every_protocol
     (["20,1,b"], "x1,x3,label", {}, DatasetError,
      "the test file's columns differ from"),
     (["5,1,b"], "id,x2,label", {"id": "id"}, DatasetError,
-     "id column 'id' repeats '5' in the training and the test file"),
+     "id column 'id' repeats an id in the training and the test file"),
     (["20,1,b"], "x1,x2,label", {"classes": ["a", "b"]}, ConfigError,
      "a test file (test:) with a class view (classes:) is not supported"),
     (["20,1,b"], "x1,x2,label", {"format": "npz", "keys": {"X": "X"}}, ConfigError,

@@ -71,6 +71,8 @@ def validate_protocol(spec: dict) -> dict:
     kind = spec["kind"]
     if kind not in _KEYS:
         raise ConfigError(f"unknown split protocol kind {kind!r}; known kinds: {sorted(_KEYS)}")
+    if kind == "predict" and spec.get("holdout", None) is None:  # (a validated spec: holdout None)
+        spec = {k: v for k, v in spec.items() if k != "holdout"}
     extra = set() if kind == "predict" else {"holdout", "test_from", "active"}  # predict scores nothing
     unknown = sorted(set(spec) - set(_KEYS[kind]) - {"kind"} - extra)
     if unknown:

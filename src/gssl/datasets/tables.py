@@ -99,13 +99,13 @@ def _check_ids(ids: np.ndarray, where, ident: str, first_test: int | None = None
         return
     if first_test is None:
         lines = [int(i) + 2 for i in dup.index[:6]]
-        raise DatasetError(f"{where}: id column {ident!r} repeats {dup.iloc[0]!r} (lines "
+        raise DatasetError(f"{where}: id column {ident!r} repeats an id (lines "
                            f"{lines}; {dup.nunique()} ids repeated): each point needs its own "
                            f"id; remove the duplicated rows")
     first = dup.iloc[0]
     at = [f"{paths[int(i >= first_test)]} line {int(i - first_test * (i >= first_test)) + 2}"
           for i in dup.index[dup == first][:2]]
-    raise DatasetError(f"{where}: id column {ident!r} repeats {first!r} in the training and the test "
+    raise DatasetError(f"{where}: id column {ident!r} repeats an id in the training and the test "
                        f"file ({'; '.join(at)}): each point needs its own id; a test row must not "
                        f"repeat a training row")
 
