@@ -78,7 +78,7 @@ def test_the_two_datasets_have_the_same_shape_and_params_and_other_points(two):
 @pytest.mark.parametrize("swapped, named", [("features", "features"), ("graph", "graph"),
                                             ("splits", "splits"), ("data", "features")])
 def test_a_cache_file_of_the_other_dataset_is_refused_by_the_run_by_name(results, swapped, named):
-    r, files, other = results
+    _, files, other = results
     assert cell(files).roles.shape == (3, 120)  # the folder as built: accepted
     shutil.copy(other[swapped], files[swapped])
     with pytest.raises(CacheError) as err:
@@ -89,7 +89,7 @@ def test_a_cache_file_of_the_other_dataset_is_refused_by_the_run_by_name(results
 
 
 def test_a_graph_job_refuses_features_of_another_dataset(results, tmp_path):
-    r, files, other = results
+    _, files, other = results
     shutil.copy(other["features"], files["features"])
     with pytest.raises(CacheError, match=f"^{files['features']}: was built from a data file"):
         build_graph(files["features"], GRAPH, tmp_path / "g.h5", data_path=files["data"])
@@ -100,7 +100,7 @@ def test_cache_files_record_their_inputs_content_digests_and_the_splits_their_se
     from gssl.splits import seed_for
     from gssl.store.h5io import read_attrs
 
-    r, files, _ = results
+    _, files, _ = results
     digest = {k: read_attrs(p)["content_sha256"] for k, p in files.items()}
     assert read_attrs(files["features"])["inputs"] == {"data": digest["data"]}
     assert read_attrs(files["graph"])["inputs"] == {"features": digest["features"], "data": digest["data"]}
@@ -117,7 +117,7 @@ def test_a_split_edited_with_its_checksum_recomputed_is_refused_by_name(results)
     from gssl.splits import LABELED, UNLABELED, load_splits, save_splits
     from gssl.store.h5io import read_attrs
 
-    r, files, _ = results
+    _, files, _ = results
     roles = load_splits(files["splits"]).copy()
     attrs = read_attrs(files["splits"])
     lab, unl = roles[1] == LABELED, roles[1] == UNLABELED
@@ -154,7 +154,7 @@ def test_drawing_some_splits_gives_those_rows_of_the_whole_protocol(spec):
 
 
 def test_drawing_the_splits_again_is_cheap_next_to_reading_the_files(results):
-    r, files, _ = results
+    _, files, _ = results
     c = cell(files)
     assert c.rederive_seconds < max(0.05, c.load_seconds)
 

@@ -28,6 +28,7 @@ from pathlib import Path
 
 from ..errors import CacheError, GsslError
 from ..pipeline.lineage import cache_links, cell_files, check_cache_link, check_job_output, job_cell
+from ..pipeline.stages import read_blocks
 
 
 def verify_results(results) -> tuple[list[str], dict, list[str]]:
@@ -97,8 +98,12 @@ def verify_results(results) -> tuple[list[str], dict, list[str]]:
             cell = job_cell(results, path)
             if cell is None or any(Path(f).resolve() in broken for f in cell_files(results, cell).values()):
                 continue  # named above: the cache file it was computed from
+            try:
+                blocks = read_blocks(path)
+            except (OSError, ValueError, KeyError, TypeError):
+                continue  # named by the ledgers' check, or as never logged
             twin = path.with_name(path.name[:-len(".json")] + ".mlflow.json.gz")
-            problems += check_job_output(results, path, trees=_trees(twin), pending=twin)
+            problems += check_job_output(results, path, blocks, trees=_trees(twin), pending=twin)
     for path in sorted((results / "runs").rglob("*.json")):
         counts["job outputs"] += 1
         if path.resolve() in logged or path.name.startswith("."):
