@@ -11,8 +11,9 @@ from gssl.errors import ConfigError, SolverError
 from gssl.graphs.base import Graph
 from gssl.graphs.laplacian import laplacian
 from gssl.optim.block_cg import block_cg
-from gssl.optim.graph_learning import (laplace_learning, one_hot, poisson_cg, poisson_random_walk,
-                                       poisson_source, reweight, volume_label_projection)
+from gssl.optim.graph_learning import (laplace_learning, one_hot, poisson_cg, poisson_mbo,
+                                       poisson_random_walk, poisson_source, reweight,
+                                       volume_label_projection)
 from gssl.optim.plaplace import plaplace_learning
 from gssl.solvers.registry import make_solver
 
@@ -359,17 +360,43 @@ def test_plaplace_classes_are_solved_each_on_its_own(digits):
 
 
 def test_plaplace_renumbered_sweeps_give_the_same_labels(digits, monkeypatch):
-    """From PLAPLACE_RENUMBER_MIN_ENTRIES entries of U the sweeps run in reverse Cuthill-McKee
+    """From RENUMBER_MIN_ENTRIES entries of U the sweeps run in reverse Cuthill-McKee
     order: another Gauss-Seidel order to the same fixed point, U back in the nodes' order."""
-    import gssl.optim.plaplace as kernels
+    import gssl.optim.graph_weights as graph_weights
 
     X, y, W = digits
     train = draw(y, 1, 9)
     F = one_hot(y[train], 10)
     plain, _, _ = plaplace_learning(W, train, F, p=10)
-    monkeypatch.setattr(kernels, "PLAPLACE_RENUMBER_MIN_ENTRIES", 0)
+    monkeypatch.setattr(graph_weights, "RENUMBER_MIN_ENTRIES", 0)
     renumbered, t, change = plaplace_learning(W, train, F, p=10)
     assert change <= 1e-6
     np.testing.assert_array_equal(renumbered[train], F)
     np.testing.assert_array_equal(renumbered.argmax(axis=1), plain.argmax(axis=1))
     assert np.abs(renumbered - plain).max() < 1e-4
+
+
+@pytest.mark.parametrize("renumber_from", [None, 0])
+def test_poisson_mbo_heat_steps_are_the_explicit_iteration(digits, monkeypatch, renumber_from):
+    """The compiled heat steps (in the nodes' order, and renumbered in reverse Cuthill-McKee
+    order) give the iteration U <- U - dt (d U - W U) + dt mu B written out in NumPy, with the
+    projection's class weights carried over: the same labels, U to rounding."""
+    from gssl.optim import graph_weights
+
+    _, _, W = digits
+    rng = np.random.default_rng(3)
+    B = rng.standard_normal((W.shape[0], 10)) * 1e-2
+    labels0 = rng.integers(0, 10, W.shape[0])
+    priors = np.full(10, 0.1)
+    d = np.asarray(W.sum(axis=1)).ravel()
+    dt, labels, w = 1.0 / d.max(), labels0, None
+    for _ in range(3):
+        U = one_hot(labels, 10)
+        for _ in range(5):
+            U = U - dt * (d[:, None] * U - W @ U) + dt * 0.5 * B
+        labels, w, err = volume_label_projection(U, priors, w)
+    if renumber_from is not None:
+        monkeypatch.setattr(graph_weights, "RENUMBER_MIN_ENTRIES", renumber_from)
+    got, U_got, err_got = poisson_mbo(W, B, labels0, priors, mu=0.5, n_outer=3, n_inner=5)
+    np.testing.assert_array_equal(got, labels)
+    assert np.abs(U_got - U).max() < 1e-12 and err_got == err

@@ -1,6 +1,6 @@
 """Compiled (numba) loops of an MBO step beside its assignment (:mod:`gssl.optim.mbo_kernels`):
-volume MBO's noisy values (``add_rows``) and PoissonMBO's projection weights
-(``projection_weights``). Each is self-contained (numba's on-disk cache is invalidated per source
+volume MBO's noisy values (``add_rows``), PoissonMBO's heat steps (``heat_steps``) and its
+projection weights (``projection_weights``). Each is self-contained (numba's on-disk cache is invalidated per source
 file, so no kernel here calls one of another module). Compiled once and cached on disk
 (``cache=True``).
 """
@@ -10,7 +10,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-__all__ = ["add_rows", "projection_weights"]
+__all__ = ["add_rows", "heat_steps", "projection_weights"]
 
 
 @njit(cache=True, nogil=True, boundscheck=False)
@@ -63,3 +63,27 @@ def projection_weights(u, w, priors, step, tol, max_iter):
         if misfit <= tol:
             break
     return w, steps
+
+
+@njit(cache=True, nogil=True, boundscheck=False)
+def heat_steps(indptr, indices, data, dt, keep, U, src, n_steps, buf):
+    """PoissonMBO's explicit heat steps U <- keep * U + dt * W U + src, ``keep`` = 1 - dt d, one
+    pass over the rows per step (the product, the scaling and the source at once: no (n, k)
+    temporaries), alternating between ``U`` and ``buf`` (both overwritten). W is CSR with uint64
+    indptr and indices (:func:`gssl.optim.graph_weights.kernel_graph`). Returns the array that
+    holds the last step: ``U`` or ``buf``."""
+    n, k = U.shape
+    a, b = U, buf
+    for _ in range(n_steps):
+        for i in range(n):
+            for c in range(k):
+                b[i, c] = 0.0
+            for p in range(indptr[i], indptr[i + 1]):
+                j = indices[p]
+                w = data[p]
+                for c in range(k):
+                    b[i, c] += w * a[j, c]
+            for c in range(k):
+                b[i, c] = keep[i] * a[i, c] + dt * b[i, c] + src[i, c]
+        a, b = b, a
+    return a

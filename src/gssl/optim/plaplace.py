@@ -7,30 +7,10 @@ from __future__ import annotations
 import numpy as np
 
 from ..errors import SolverError
-from .graph_weights import renumbered, zero_diagonal_weights
+from . import graph_weights
+from .graph_weights import kernel_graph, zero_diagonal_weights
 from .reachability import require_reached
 from .shared_operators import graph_operator
-
-PLAPLACE_RENUMBER_MIN_ENTRIES = 2**18
-
-
-def _sweep_graph(W, renumber: bool):
-    """W (zero diagonal) as the sweep kernel reads it: uint64 indptr and indices (numba then
-    emits no wrap-around test of a negative index per neighbour, a third of the sweep's time),
-    its weights, and with ``renumber`` the reverse Cuthill-McKee order (perm, position), W
-    renumbered by it; else (perm, position) are None. Fresh arrays: the caller's W is not
-    shared (a cached value is made read-only)."""
-    Wc, _ = zero_diagonal_weights(W)
-    if not renumber:
-        return Wc.indptr.astype(np.uint64), Wc.indices.astype(np.uint64), Wc.data.copy(), None, None
-    from scipy.sparse.csgraph import reverse_cuthill_mckee
-
-    perm = reverse_cuthill_mckee(Wc, symmetric_mode=True).astype(np.intp)
-    position = np.empty_like(perm)
-    position[perm] = np.arange(perm.size)
-    Wr = renumbered(Wc, perm, position)
-    return Wr.indptr.astype(np.uint64), Wr.indices.astype(np.uint64), Wr.data, perm, position
-
 
 def plaplace_learning(W, labeled: np.ndarray, F: np.ndarray, p: float = 10.0, *,
                       tol: float = 1e-6, max_iter: int = 100000, checked: bool = False) -> tuple[np.ndarray, int, float]:
@@ -43,7 +23,8 @@ def plaplace_learning(W, labeled: np.ndarray, F: np.ndarray, p: float = 10.0, *,
     nodes, the columns side by side (GraphLearning: the same sweeps, one class after the other),
     each column until a sweep changes it by <= tol
     (:func:`gssl.optim.neighbour_sums.plaplace_sweeps`, compiled). The sweeps visit the nodes
-    in their order, as GraphLearning's, or, from PLAPLACE_RENUMBER_MIN_ENTRIES entries of U on,
+    in their order, as GraphLearning's, or, from RENUMBER_MIN_ENTRIES entries of U on
+    (:mod:`gssl.optim.graph_weights`),
     in reverse Cuthill-McKee order (the same fixed point; built once per W inside a
     ``shared_graph_operators`` block). Returns (U, sweeps of the slowest column, the largest
     change of the columns' last sweeps)."""
@@ -62,9 +43,9 @@ def plaplace_learning(W, labeled: np.ndarray, F: np.ndarray, p: float = 10.0, *,
     if not checked:  # (the caller has made sure every component holds a label)
         require_reached(Wc, labeled)
     k = F.shape[1]
-    renumber = n * k >= PLAPLACE_RENUMBER_MIN_ENTRIES  # read at call time: tests move it
+    renumber = n * k >= graph_weights.RENUMBER_MIN_ENTRIES  # read at call time: tests move it
     indptr, indices, data, perm, position = graph_operator(
-        W, ("plaplace_sweep_graph", renumber), lambda: _sweep_graph(W, renumber))
+        W, ("kernel_graph", renumber), lambda: kernel_graph(W, renumber))
     U = np.zeros((n, k))
     if perm is None:
         U[labeled] = F
