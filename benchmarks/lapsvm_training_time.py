@@ -36,7 +36,7 @@ from gssl.optim.kernels import kernel_matrix
 from gssl.optim import manifold_primal
 from gssl.optim.manifold_primal import LaplacianPower, lapsvm_newton_ova, manifold_pcg
 from gssl.optim.pcg import default_check_every, make_criterion
-from gssl.solvers.base import ova_targets
+from gssl.solvers.fit_checks import ova_targets
 from gssl.optim.manifold_dual import lapsvm_dual
 from gssl.splits import LABELED, TEST, UNLABELED, VALIDATION, make_splits, validate_protocol
 

@@ -241,7 +241,7 @@ def test_predict_proba_of_new_points(moons):
 
 
 def test_probability_rules():
-    from gssl.solvers.base import normalized_scores
+    from gssl.solvers.fit_checks import normalized_scores
 
     S = np.array([[1.0, 3.0, 0.0], [-1.0, 1.0, 3.0], [0.0, 0.0, 0.0], [-2.0, -2.0, -2.0]])
     np.testing.assert_allclose(normalized_scores(S), [[0.25, 0.75, 0], [0, 2 / 6, 4 / 6],

@@ -337,7 +337,7 @@ def test_a_plugin_returning_nan_scores_fails_its_fit_by_name(tmp_path, monkeypat
 
 def test_fit_refuses_an_infinite_score_in_one_row_and_names_gssl_s_own_solver_by_its_config_name():
     from gssl.graphs import build_graph
-    from gssl.solvers.base import solver_name
+    from gssl.solvers.fit_checks import solver_name
     from gssl.solvers.graph_learning import LaplaceLearning
 
     class OneInf(LaplaceLearning):

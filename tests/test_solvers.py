@@ -287,8 +287,8 @@ def test_a_job_imports_the_solvers_it_fits_only():
             "assert 'tv_rls' in SOLVERS and 'nope' not in SOLVERS; "
             "print(sorted(m for m in sys.modules if m == 'numba' or m.startswith('gssl.solvers.')))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
-    assert eval(out) == ["gssl.solvers.base", "gssl.solvers.docstrings", "gssl.solvers.params",
-                         "gssl.solvers.registry", "gssl.solvers.rls"], out
+    assert eval(out) == ["gssl.solvers.base", "gssl.solvers.docstrings", "gssl.solvers.fit_checks",
+                         "gssl.solvers.params", "gssl.solvers.registry", "gssl.solvers.rls"], out
 
 
 def test_label_spreading_on_the_given_graph_is_sklearns_on_its_own_graph():

@@ -280,7 +280,7 @@ def _fit_named(est, solver: str, *args, **kwargs) -> None:
     """est.fit; a plugin's own exception (not one of gssl's, which name their cause) comes back
     as a SolverError that names the solver and the check that shows what its fit breaks."""
     from ..errors import GsslError, SolverError
-    from ..solvers.base import solvers_check_hint
+    from ..solvers.fit_checks import solvers_check_hint
     from ..solvers.registry import SOLVERS
 
     try:
@@ -298,7 +298,7 @@ def _check_fitted(est, solver: str, n: int) -> None:
     """A solver (a plugin's above all) that gives no label per node or non-finite scores fails
     its own job, by name, instead of writing numbers the tables would average."""
     from ..errors import SolverError
-    from ..solvers.base import solvers_check_hint
+    from ..solvers.fit_checks import solvers_check_hint
     from ..solvers.checks import ContractError, check_outputs
 
     try:

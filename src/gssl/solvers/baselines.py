@@ -9,7 +9,8 @@ from sklearn.exceptions import ConvergenceWarning
 from sklearn.semi_supervised import LabelSpreading
 
 from ..errors import ConfigError, SolverError
-from .base import SemiSupervisedClassifier, require_features
+from .base import SemiSupervisedClassifier
+from .fit_checks import require_features
 from .params import Int, Real, StrOptions, positive
 
 

@@ -27,7 +27,7 @@ from numbers import Integral
 import numpy as np
 
 from ..errors import ConfigError, SolverError
-from .base import nonfinite_scores
+from .fit_checks import nonfinite_scores
 
 class ContractError(AssertionError):
     """One broken rule of the estimator contract."""
@@ -275,7 +275,6 @@ def check_solver(solver, params: dict | None = None) -> list[str]:
     return one message per failure ([] when the contract holds)."""
     from .registry import solver_class
 
-    name = solver if isinstance(solver, str) else solver.__name__
     cls = solver_class(solver) if isinstance(solver, str) else solver
     params = {**fast_params(cls), **(params or {})}
     failures = []

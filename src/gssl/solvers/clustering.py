@@ -16,7 +16,7 @@ from sklearn.utils.validation import check_is_fitted
 from ..errors import SolverError
 from ..graphs import as_graph
 from ..optim.seeding import legacy_random_state
-from .base import require_features, warn_not_converged
+from .fit_checks import require_features, warn_not_converged
 from .params import Int, ParamValidation, StrOptions, nonnegative
 
 

@@ -26,7 +26,8 @@ from ..optim.manifold_dual import lapsvm_dual
 from ..optim.manifold_primal import (LaplacianPower, laprlsc_closed_form, lapsvm_newton_ova,
                                      manifold_pcg, primal_objective)
 from ..optim.pcg import STOPPING, default_check_every, make_criterion
-from .base import KernelExpansion, ova_scores, ova_targets, require_features
+from .base import KernelExpansion
+from .fit_checks import ova_scores, ova_targets, require_features
 from .docstrings import documented
 from .params import DEFAULT_KERNEL, Int, Real, StrOptions, positive
 from .rls import MANIFOLD_CONSTRAINTS

@@ -18,7 +18,7 @@ from ..errors import ConfigError, SolverError
 from ..optim.graph_ops import diffuse, gradient_operator
 from ..optim.mtv_step import discrete_energy, indicator_matrix, mtv_minimize, operator_norm
 from ..optim.seeding import legacy_random_state
-from .base import warn_not_converged
+from .fit_checks import warn_not_converged
 from .params import Int, ParamValidation, StrOptions, nonnegative, positive
 
 

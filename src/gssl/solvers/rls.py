@@ -11,7 +11,8 @@ import numpy as np
 from ..graphs.laplacian import LAPLACIAN_KINDS
 from ..optim.kernels import kernel_matrix
 from ..optim.linalg import relative_residual, solve_dense, solve_spd
-from .base import KernelExpansion, ova_scores, ova_targets, require_features
+from .base import KernelExpansion
+from .fit_checks import ova_scores, ova_targets, require_features
 from .docstrings import documented
 from .params import DEFAULT_KERNEL, Int, StrOptions, nonnegative, positive
 

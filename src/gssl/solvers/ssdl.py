@@ -21,7 +21,8 @@ from ..optim.dictionary_learning import (init_dictionary, knn_laplacian_operator
                                          lle_operator, lle_targets, out_of_sample_codes,
                                          update_dictionary)
 from ..optim.ssdl_updates import SSDLModel
-from .base import SemiSupervisedClassifier, require_features
+from .base import SemiSupervisedClassifier
+from .fit_checks import require_features
 from .params import Check, Int, Real, StrOptions, nonnegative, positive
 
 # anything np.random.default_rng takes (a large int, a SeedSequence, a list of ints, ...)

@@ -8,7 +8,8 @@ from sklearn.svm import SVC
 from sklearn.utils.validation import check_is_fitted
 
 from ..optim.kernels import kernel_matrix
-from .base import SemiSupervisedClassifier, require_features
+from .base import SemiSupervisedClassifier
+from .fit_checks import require_features
 from .params import DEFAULT_KERNEL, StrOptions, kernel_spec, positive
 
 

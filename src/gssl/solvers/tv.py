@@ -22,7 +22,8 @@ from ..optim.tv_admm import (HingeLabelStep, HingeSimplexStep, RLSLabelStep, RLS
                              binary_split_admm, label_targets, normalizer,
                              simplex_admm, tv_penalty)
 from ..optim.tv_starts import INITS, label_start, multiclass_from_init
-from .base import SemiSupervisedClassifier, require_features
+from .base import SemiSupervisedClassifier
+from .fit_checks import require_features
 from .docstrings import documented
 from .params import DEFAULT_KERNEL, Int, StrOptions, kernel_spec, nonnegative, positive
 from .rls import MANIFOLD_CONSTRAINTS
