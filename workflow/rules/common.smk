@@ -115,14 +115,17 @@ def dataset_code_hash(source):
 
     modules = ["gssl.datasets.views", "gssl.datasets.store"]  # views: the class views (class_view)
     if source == FILE_SOURCE:
-        modules.append("gssl.datasets.files")
+        from gssl.datasets.file_facts import READER_MODULES
+
+        modules += READER_MODULES
     elif source in GENERATED_SOURCES and get_spec(source).kind == "plugin":
         # the lab's loader with what it imports from its own package or folder, and as_dataset's
         # label encoding and checks
+        from gssl.datasets.file_facts import READER_MODULES
         from gssl.store.hashing import plugin_closure
 
         modules += [*plugin_closure(get_spec(source).loader.__module__), "gssl.datasets.registry",
-                    "gssl.datasets.files"]
+                    *READER_MODULES]
     elif source in GENERATED_SOURCES:
         modules.append("gssl.datasets.synthetic")
     return code_hash(*modules)

@@ -24,8 +24,8 @@ from .dataset import Dataset
 from .files import FileSource
 
 # the modules whose code decides what a read finds (labels, classes, refusals)
-READER_MODULES = ("gssl.datasets.files", "gssl.datasets.tables", "gssl.datasets.labels",
-                  "gssl.datasets.dataset", "gssl.datasets.file_facts")
+READER_MODULES = ("gssl.datasets.files", "gssl.datasets.file_readers", "gssl.datasets.tables",
+                  "gssl.datasets.labels", "gssl.datasets.dataset", "gssl.datasets.file_facts")
 _FORMAT = 1  # of the stored file
 
 

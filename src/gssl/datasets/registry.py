@@ -245,7 +245,7 @@ def _plugin_loader(ep):
 def as_dataset(out, where: str):
     """A loader's ``(X, y)``, ``(X, y, W)`` or ``{X, y, W}`` as a canonical Dataset."""
     from .dataset import Dataset
-    from .files import check_features, check_weights
+    from .file_readers import check_features, check_weights
     from .labels import encode_labels
 
     if isinstance(out, Dataset):
