@@ -10,7 +10,7 @@ with its parameters validated.
 from __future__ import annotations
 
 from ..errors import ConfigError
-from ..solvers.registry import _import_path
+from ..registries import configured, entry_point_plugins, lookup
 from .acquisitions import ACQUISITIONS, Acquisition
 
 ENTRY_POINT_GROUP = "gssl.acquisitions"
@@ -22,9 +22,7 @@ HOW_TO_WRITE = ("subclass gssl.active.Acquisition and implement values(scores, c
 
 def plugin_acquisitions() -> dict:
     """Entry points of installed packages in the ``gssl.acquisitions`` group (gssl's names win)."""
-    from importlib.metadata import entry_points
-
-    return {ep.name: ep for ep in entry_points(group=ENTRY_POINT_GROUP) if ep.name not in ACQUISITIONS}
+    return entry_point_plugins(ENTRY_POINT_GROUP, ACQUISITIONS)
 
 
 def acquisition_names() -> tuple[str, ...]:
@@ -38,18 +36,10 @@ def acquisition_class(name: str):
                           f"got {name!r}")
     if name in ACQUISITIONS:
         return ACQUISITIONS[name]
-    if ":" in name:
-        cls = _import_path(name, "acquisition")
-    else:
-        plugins = plugin_acquisitions()
-        if name not in plugins:
-            raise ConfigError(f"unknown acquisition {name!r}; known: {sorted(acquisition_names())}; "
-                              f"or give an import path 'package.module:ClassName' of your own")
-        try:
-            cls = plugins[name].load()
-        except Exception as exc:  # any failure of a third-party import, reported by name
-            raise ConfigError(f"acquisition plugin {name!r} ({plugins[name].value}) cannot be "
-                              f"imported: {type(exc).__name__}: {exc}") from exc
+    cls = lookup(name, "acquisition", ACQUISITIONS, ENTRY_POINT_GROUP)
+    if cls is None:
+        raise ConfigError(f"unknown acquisition {name!r}; known: {sorted(acquisition_names())}; "
+                          f"or give an import path 'package.module:ClassName' of your own")
     if not (isinstance(cls, type) and issubclass(cls, Acquisition)):
         raise ConfigError(f"acquisition {name!r} is {cls!r}, not an Acquisition class: {HOW_TO_WRITE}")
     if cls.values is Acquisition.values:
@@ -61,25 +51,17 @@ def acquisition_class(name: str):
 def make_acquisition(name: str, params: dict | None = None) -> Acquisition:
     """A configured acquisition: ``make_acquisition("model_change", {"measure": "entropy"})``;
     unknown parameters and bad values raise ConfigError."""
-    cls = acquisition_class(name)
-    params = dict(params or {})
-    allowed = cls._get_param_names()
-    unknown = sorted(set(params) - set(allowed))
-    if unknown:
-        raise ConfigError(f"acquisition {name!r}: unknown parameters {unknown}; allowed: {allowed}")
-    acq = cls(**params)
-    acq._validate_params()
-    return acq
+    return configured(acquisition_class(name), dict(params or {}), f"acquisition {name!r}")
 
 
 def acquisition_modules(name: str) -> list[str]:
     """Modules whose source determines an active method's results beyond its solver's (for rerun
     hashes): the loop and gssl's acquisitions with their gssl imports, and a plugin's module."""
-    from ..store.hashing import import_closure
+    from ..store.hashing import import_closure, plugin_closure
 
     mods = {*import_closure("gssl.pipeline.active_split"), "gssl.pipeline.active_split",
             *import_closure("gssl.active"), "gssl.active"}
     module = acquisition_class(name).__module__
-    if not module.startswith("gssl."):
-        mods.add(module)
+    if not module.startswith("gssl."):  # a plugin: with what it imports from its own package or folder
+        mods |= {*plugin_closure(module), module}
     return sorted(mods)

@@ -11,6 +11,7 @@ import importlib
 from collections.abc import MutableMapping
 
 from ..errors import ConfigError
+from ..registries import configured, entry_point_plugins, lookup
 from ..store.hashing import plugin_closure
 
 
@@ -92,9 +93,7 @@ def register(name: str, cls) -> None:
 def plugin_solvers() -> dict:
     """Entry points of installed packages in the ``gssl.solvers`` group, by name (gssl's own
     names win over a plugin's)."""
-    from importlib.metadata import entry_points
-
-    return {ep.name: ep for ep in entry_points(group=ENTRY_POINT_GROUP) if ep.name not in SOLVERS}
+    return entry_point_plugins(ENTRY_POINT_GROUP, SOLVERS)
 
 
 def solver_names() -> tuple[str, ...]:
@@ -106,45 +105,11 @@ def solver_class(name: str):
     """The estimator class ``name`` stands for; ConfigError naming the problem and the fix."""
     if not isinstance(name, str):
         raise ConfigError(f"solver must be a name or an import path 'package.module:Class', got {name!r}")
-    if name in SOLVERS:
-        return SOLVERS[name]
-    if ":" in name:
-        return _checked_class(_import_path(name), name)
-    plugins = plugin_solvers()
-    if name in plugins:
-        try:
-            cls = plugins[name].load()
-        except Exception as exc:  # any failure of a third-party import, reported by name
-            raise ConfigError(f"solver plugin {name!r} ({plugins[name].value}) cannot be imported: "
-                              f"{type(exc).__name__}: {exc}") from exc
-        return _checked_class(cls, name)
-    raise ConfigError(f"unknown solver {name!r}; known solvers: {sorted(solver_names())}; or give an "
-                      f"import path 'package.module:ClassName' of your own estimator")
-
-
-def _import_path(path: str, what: str = "solver"):
-    """The object an import path ``package.module:attr`` names; ConfigError naming ``what`` it
-    was given as (a solver, an acquisition function) and the fix."""
-    module, _, attr = path.partition(":")
-    try:
-        mod = importlib.import_module(module)
-    except ModuleNotFoundError as exc:
-        if exc.name and exc.name != module and not module.startswith(exc.name + "."):  # a dependency
-            raise ConfigError(f"{what} {path!r}: module {module!r} imports {exc.name!r}, which is "
-                              f"not installed ({exc})") from exc
-        raise ConfigError(f"{what} {path!r}: module {module!r} cannot be imported ({exc}); is it "
-                          f"installed, or on PYTHONPATH where snakemake runs?") from exc
-    except Exception as exc:  # the module was found; its own code raised while importing
-        import traceback
-
-        frame = traceback.extract_tb(exc.__traceback__)[-1]
-        raise ConfigError(f"{what} {path!r}: importing module {module!r} raised "
-                          f"{type(exc).__name__}: {exc} (at {frame.filename}, line "
-                          f"{frame.lineno}); fix that line") from exc
-    try:
-        return getattr(mod, attr)
-    except AttributeError:
-        raise ConfigError(f"{what} {path!r}: module {module!r} has no {attr!r}") from None
+    cls = lookup(name, "solver", SOLVERS, ENTRY_POINT_GROUP)
+    if cls is None:
+        raise ConfigError(f"unknown solver {name!r}; known solvers: {sorted(solver_names())}; or give an "
+                          f"import path 'package.module:ClassName' of your own estimator")
+    return cls if name in SOLVERS else _checked_class(cls, name)
 
 
 HOW_TO_WRITE = ("subclass gssl.SemiSupervisedClassifier and return class scores (n, C) from "
@@ -256,14 +221,7 @@ def make_solver(name: str, params: dict | None = None, /, **kwargs):
     if both:
         raise ConfigError(f"solver {name!r}: parameter(s) {both} given both in params and as "
                           f"keywords; give each once")
-    params = {**(params or {}), **kwargs}
-    allowed = cls._get_param_names()
-    unknown = sorted(set(params) - set(allowed))
-    if unknown:
-        raise ConfigError(f"solver {name!r}: unknown parameters {unknown}; allowed: {allowed}")
-    solver = cls(**params)
-    solver._validate_params()
-    return solver
+    return configured(cls, {**(params or {}), **kwargs}, f"solver {name!r}")
 
 
 def solver_modules(name: str) -> list[str]:
