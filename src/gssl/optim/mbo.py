@@ -244,7 +244,7 @@ def _eigenpairs(W, n_eig: int) -> tuple[np.ndarray, np.ndarray]:
     lower bound of its n_eig-th eigenvalue. A check follows: every eigenvalue found must exceed
     a (then no eigenvalue above them was missed); otherwise, and below 2 n_eig + 50 nodes, the
     solve runs on W_s itself as before. Both give the same pairs up to ARPACK's tolerance."""
-    from scipy.sparse.linalg import LinearOperator, eigsh
+    from scipy.sparse.linalg import eigsh
 
     n = W.shape[0]
     S = _normalized_adjacency(W, "the normalized Laplacian")
@@ -255,17 +255,8 @@ def _eigenpairs(W, n_eig: int) -> tuple[np.ndarray, np.ndarray]:
     v0 = np.random.default_rng(0).uniform(-1.0, 1.0, n)
     a = _spectrum_floor(W, S, n_eig) if n >= 2 * n_eig + 50 else -1.0
     if a > -0.5:  # (lower, the polynomial's gain is small)
-        from .neighbour_sums import chebyshev_filter
-
-        c1, c0 = 2.0 / (a + 1.0), (1.0 - a) / (a + 1.0)  # [-1, a] -> [-1, 1]
-        indptr, indices = S.indptr.astype(np.uint32), S.indices.astype(np.uint32)
-        bufs = (np.empty(n), np.empty(n), np.empty(n))
-
-        def filtered(x):  # (ARPACK copies the result before the next call)
-            return chebyshev_filter(indptr, indices, S.data, np.ascontiguousarray(x.ravel()),
-                                    FILTER_DEGREE, c0, c1, *bufs, NO_RANK_ONE)
-        _, X = eigsh(LinearOperator((n, n), matvec=filtered, dtype=np.float64), k=n_eig,
-                     which="LA", v0=v0, tol=1e-10)
+        # [-1, a] -> [-1, 1]
+        X = filtered_lanczos(S, 2.0 / (a + 1.0), (1.0 - a) / (a + 1.0), n_eig, v0)
         H = X.T @ (S @ X)  # Rayleigh-Ritz on the vectors found
         mu, Q = np.linalg.eigh(0.5 * (H + H.T))
         if mu[0] > a:
@@ -274,6 +265,29 @@ def _eigenpairs(W, n_eig: int) -> tuple[np.ndarray, np.ndarray]:
     mu, vecs = eigsh(S, k=n_eig, which="LA", v0=v0, tol=1e-10)
     order = np.argsort(-mu)
     return 1.0 - mu[order], vecs[:, order]
+
+
+def filtered_lanczos(M: sp.csr_matrix, c1: float, c0: float, n_eig: int, v0: np.ndarray,
+                     u: np.ndarray = NO_RANK_ONE) -> np.ndarray:
+    """The ``n_eig`` leading eigenvectors (n, n_eig) of the Chebyshev filter T_m(c1 A + c0) of
+    A = M + u u^T (m = FILTER_DEGREE; :func:`gssl.optim.neighbour_sums.chebyshev_filter`), by
+    ARPACK's Lanczos iteration from ``v0`` (tol 1e-10). With c1, c0 mapping A's unwanted part of
+    the spectrum onto [-1, 1], they span A's wanted eigenvectors; the caller takes the eigenpairs
+    as A's Rayleigh-Ritz pairs on them and checks them against its bound."""
+    from scipy.sparse.linalg import LinearOperator, eigsh
+
+    from .neighbour_sums import chebyshev_filter
+
+    n = M.shape[0]
+    indptr, indices = M.indptr.astype(np.uint32), M.indices.astype(np.uint32)
+    bufs = (np.empty(n), np.empty(n), np.empty(n))
+
+    def filtered(x):  # (ARPACK copies the result before the next call)
+        return chebyshev_filter(indptr, indices, M.data, np.ascontiguousarray(x.ravel()),
+                                FILTER_DEGREE, c0, c1, *bufs, u)
+    _, X = eigsh(LinearOperator((n, n), matvec=filtered, dtype=np.float64), k=n_eig, which="LA",
+                 v0=v0, tol=1e-10)
+    return X
 
 
 def _spectrum_floor(W, S, n_eig: int) -> float:

@@ -41,10 +41,7 @@ def _eigenpairs(W, n_eig: int, gamma: float) -> tuple[np.ndarray, np.ndarray]:
     steeply below b, so that p(A)'s largest eigenvectors are A's lowest; the eigenvalues are
     A's Rayleigh quotients on them. A check follows: every eigenvalue found must lie below b
     (then none below them was missed); otherwise the shift-invert solve runs."""
-    from scipy.sparse.linalg import LinearOperator, eigsh
-
-    from .mbo import FILTER_DEGREE
-    from .neighbour_sums import chebyshev_filter
+    from .mbo import filtered_lanczos
 
     Wc, d = zero_diagonal_weights(W)
     n = d.size
@@ -56,15 +53,8 @@ def _eigenpairs(W, n_eig: int, gamma: float) -> tuple[np.ndarray, np.ndarray]:
     top = 2.0 * d.max() + u @ u  # Gershgorin's bound of L, plus the rank-one term's eigenvalue
     b = _spectrum_ceiling(W, L, u, n_eig, top)
     if b < 0.5 * top:  # (higher, the polynomial's gain is small)
-        c1, c0 = -2.0 / (top - b), (top + b) / (top - b)  # [b, top] -> [1, -1]
-        indptr, indices = L.indptr.astype(np.uint32), L.indices.astype(np.uint32)
-        bufs = (np.empty(n), np.empty(n), np.empty(n))
-
-        def filtered(x):  # (ARPACK copies the result before the next call)
-            return chebyshev_filter(indptr, indices, L.data, np.ascontiguousarray(x.ravel()),
-                                    FILTER_DEGREE, c0, c1, *bufs, u)
-        _, X = eigsh(LinearOperator((n, n), matvec=filtered, dtype=np.float64), k=n_eig,
-                     which="LA", v0=_start(n), tol=1e-10)
+        # [b, top] -> [1, -1]
+        X = filtered_lanczos(L, -2.0 / (top - b), (top + b) / (top - b), n_eig, _start(n), u)
         H = X.T @ (L @ X) + np.outer(X.T @ u, X.T @ u)  # Rayleigh-Ritz on the vectors found
         lam, Q = np.linalg.eigh(0.5 * (H + H.T))
         if lam[-1] < b:
