@@ -26,3 +26,14 @@ def share_of_graphlearnings_labels(solver, model, per_class, digits):
     theirs = model.fit_predict(train, y[train])
     unl = np.setdiff1d(np.arange(y.size), train)
     return float(np.mean(ours[unl] == theirs[unl]))
+
+
+def count_chebyshev_filters(monkeypatch) -> list:
+    """A list that grows by one at each call of the compiled Chebyshev filter (the eigensolvers'
+    filtered path), which still runs: whether a solve took that path or its fallback."""
+    from gssl.optim import neighbour_sums
+
+    calls = []
+    chebyshev = neighbour_sums.chebyshev_filter
+    monkeypatch.setattr(neighbour_sums, "chebyshev_filter", lambda *a: calls.append(1) or chebyshev(*a))
+    return calls

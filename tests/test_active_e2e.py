@@ -10,7 +10,7 @@ import sqlite3
 
 import pytest
 
-from workflow_helpers import make_workspace, mlflow_runs, planned_jobs, smk, write_config
+from workflow_helpers import mlflow_runs, planned_jobs, ran_workspace, write_config
 
 pytestmark = pytest.mark.e2e
 
@@ -32,9 +32,7 @@ CONFIG = {
 
 @pytest.fixture(scope="module")
 def done(tmp_path_factory):
-    ws = make_workspace(tmp_path_factory.mktemp("active") / "ws", CONFIG)
-    smk(ws, "--cores", "2")
-    return ws
+    return ran_workspace(tmp_path_factory, "active", CONFIG)
 
 
 def test_one_run_per_acquisition_and_draw_with_the_accuracy_history(done):

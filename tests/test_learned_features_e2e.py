@@ -11,8 +11,8 @@ import sqlite3
 import h5py
 import pytest
 
-from workflow_helpers import (N_JOBS, SMALL, make_workspace, mlflow_runs, planned_jobs, rules_of,
-                              smk, write_config)
+from workflow_helpers import (N_JOBS, SMALL, edited, mlflow_runs, planned_jobs, ran_workspace,
+                              rules_of, write_config)
 
 pytestmark = pytest.mark.e2e
 
@@ -29,9 +29,7 @@ def _config(**vae) -> dict:
 
 @pytest.fixture(scope="module")
 def done(tmp_path_factory):
-    ws = make_workspace(tmp_path_factory.mktemp("learned") / "ws", _config())
-    smk(ws, "--cores", "2")
-    return ws
+    return ran_workspace(tmp_path_factory, "learned", _config())
 
 
 def test_the_network_its_losses_and_its_plot_are_kept(done):
@@ -78,12 +76,7 @@ def test_a_changed_vae_parameter_reruns_that_chain_only(done):
 
 
 def test_edited_vae_code_reruns_that_chain_only(done):
-    module = done / "src" / "gssl" / "features" / "autoencoder_nn.py"
-    original = module.read_text()
-    module.write_text(original + "\n# an edit\n")
-    try:
+    with edited(done / "src" / "gssl" / "features" / "autoencoder_nn.py"):
         jobs = planned_jobs(done)
-    finally:
-        module.write_text(original)
     assert [j["wildcards"]["prep"] for j in jobs if j["rule"] == "features"] == ["vae"]
     assert "std" not in {j["wildcards"].get("prep") for j in jobs}

@@ -13,8 +13,18 @@ from gssl.optim.mbo import (class_volumes, multiclass_mbo, normalized_eigenpairs
                             volume_assignment, volume_mbo, voronoi_labels)
 from gssl.solvers.registry import make_solver
 
+from graph_helpers import count_chebyshev_filters
 from test_graph_learning import (clique_pair, codes_for, digits,  # noqa: F401  (a fixture)
                                  draw, gaussian_knn)
+
+
+def volume_bounds(target, vc: float, n: int):
+    """Volume MBO's class-size bounds around ``target``: vc (1 - vc above it), the largest
+    class's upper bound raised until the bounds can hold all n points."""
+    lower = np.floor(vc * target).astype(int)
+    upper = np.floor((2 - vc) * target).astype(int)
+    upper[0] += max(n - upper.sum(), 0)
+    return lower, upper
 
 
 def best_assignment_value(A, lower, upper):
@@ -34,10 +44,7 @@ def test_volume_assignment_is_optimal_within_its_bounds(vc):
     for _ in range(25):
         n, k = int(rng.integers(5, 50)), int(rng.integers(2, 6))
         A = rng.random((n, k)) * rng.choice([0.01, 1.0, 10.0])
-        target = class_volumes(rng.dirichlet(np.ones(k)), n)
-        lower = np.floor(vc * target).astype(int)
-        upper = np.floor((2 - vc) * target).astype(int)
-        upper[0] += max(n - upper.sum(), 0)
+        lower, upper = volume_bounds(class_volumes(rng.dirichlet(np.ones(k)), n), vc, n)
         labels, _ = volume_assignment(A, lower, upper)
         counts = np.bincount(labels, minlength=k)
         assert np.all(lower <= counts) and np.all(counts <= upper)
@@ -159,16 +166,12 @@ def test_the_filtered_eigensolve_gives_the_plain_pairs(small_digits, monkeypatch
     the span of the eigenvectors, to ARPACK's tolerance); a bound above the wanted eigenvalues
     (0.999: the check fails) or none (-1) falls back to Lanczos on W_s."""
     import gssl.optim.mbo as mbo
-    from gssl.optim import neighbour_sums
 
     W = small_digits
     S = mbo._normalized_adjacency(W, "x")
     mu, vecs = np.linalg.eigh(S.toarray())
     lam_dense, X_dense = 1.0 - mu[::-1][:50], vecs[:, ::-1][:, :50]
-    calls = []
-    chebyshev = neighbour_sums.chebyshev_filter
-    monkeypatch.setattr(neighbour_sums, "chebyshev_filter",
-                        lambda *a: calls.append(1) or chebyshev(*a))
+    calls = count_chebyshev_filters(monkeypatch)
     if floor is not None:
         monkeypatch.setattr(mbo, "_spectrum_floor", lambda *a: floor)
     lam, vecs = mbo._eigenpairs(W, 50)
@@ -337,10 +340,7 @@ def test_volume_assignment_is_optimal_from_a_cold_and_a_warm_start(vc, n, k):
     the linear program, cold and warm."""
     rng = np.random.default_rng(7)
     A = rng.random((n, k)) + np.r_[0.8, 0.3, np.zeros(k - 2)]
-    target = class_volumes(np.ones(k), n)
-    lower = np.floor(vc * target).astype(int)
-    upper = np.floor((2 - vc) * target).astype(int)
-    upper[0] += max(n - upper.sum(), 0)
+    lower, upper = volume_bounds(class_volumes(np.ones(k), n), vc, n)
     labels, prices = volume_assignment(A, lower, upper)
     counts = np.bincount(labels, minlength=k)
     assert np.all(lower <= counts) and np.all(counts <= upper)

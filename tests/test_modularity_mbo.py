@@ -5,9 +5,9 @@ import numpy as np
 import pytest
 
 from gssl.errors import SolverError
-from gssl.optim.modularity_mbo import modularity_eigenpairs, modularity_mbo
+from gssl.optim.modularity_mbo import modularity_mbo
 
-from graph_helpers import share_of_graphlearnings_labels
+from graph_helpers import count_chebyshev_filters, share_of_graphlearnings_labels
 from test_graph_learning import codes_for, digits, draw  # noqa: F401  (digits: the fixture)
 
 
@@ -26,13 +26,9 @@ def test_eigenpairs_match_a_dense_solve(ceiling, digits, modularity_matrix, monk
     """The Chebyshev-filtered Lanczos solve (its ceiling from the Voronoi cells), and the
     shift-invert fallback when the check of the ceiling fails (a ceiling below the spectrum)."""
     import gssl.optim.modularity_mbo as mm
-    from gssl.optim import neighbour_sums
 
     _, _, W = digits
-    calls = []
-    chebyshev = neighbour_sums.chebyshev_filter
-    monkeypatch.setattr(neighbour_sums, "chebyshev_filter",
-                        lambda *a: calls.append(1) or chebyshev(*a))
+    calls = count_chebyshev_filters(monkeypatch)
     if ceiling is not None:
         monkeypatch.setattr(mm, "_spectrum_ceiling", lambda *a: ceiling)
     lam, X = mm._eigenpairs(W, 12, 0.5)

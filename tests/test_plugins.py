@@ -699,20 +699,15 @@ def test_the_example_predicts_its_unlabeled_rows_by_id_and_class_name(example_ru
 
 @pytest.mark.e2e
 def test_editing_the_data_or_the_plugin_reruns_exactly_what_depends_on_it(example_run):
-    from workflow_helpers import rules_of
+    from workflow_helpers import edited, rules_of
 
     ws, env, site = example_run
     assert planned_jobs_env(ws, env) == []
-    module = site / "my_method.py"
-    original = module.read_text()
-    module.write_text(original + "\n# an edit\n")
-    try:
+    with edited(site / "my_method.py"):
         jobs = planned_jobs_env(ws, env)
         solved = {(j["rule"], j["wildcards"].get("method")) for j in jobs if j["rule"].startswith("solve")}
         assert solved == {("solve", "pagerank"), ("solve_grid", "pagerank")}
         assert not {"dataset", "features", "graph", "splits"} & set(rules_of(jobs))
-    finally:
-        module.write_text(original)
     data = ws / "docs" / "examples" / "my_method" / "moons.csv"
     text = data.read_text()
     data.write_text(re.sub(r"^p5,[^,]*,", "p5,0.123,", text, count=1, flags=re.M))

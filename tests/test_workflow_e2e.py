@@ -28,17 +28,15 @@ from gssl.tracking.records import read_pending
 
 pytestmark = pytest.mark.e2e
 
-from workflow_helpers import (N_CELLS, N_JOBS, N_SPLITS, REPO, SMALL, SNAKEMAKE, ledger,  # noqa: F401
-                              make_workspace, mlflow_runs, parse_jobs, planned_jobs, rules_of,
-                              run_files, smk, split_records, write_config)
+from workflow_helpers import (N_CELLS, N_JOBS, N_SPLITS, REPO, SMALL, SNAKEMAKE, edited,  # noqa: F401
+                              ledger, make_workspace, mlflow_runs, parse_jobs, planned_jobs,
+                              ran_workspace, rules_of, run_files, smk, split_records, write_config)
 
 
 # ----------------------------------------------------------------------------- the shared run
 @pytest.fixture(scope="module")
 def done(tmp_path_factory):
-    ws = make_workspace(tmp_path_factory.mktemp("e2e") / "ws", SMALL)
-    smk(ws, "--cores", "8")
-    return ws
+    return ran_workspace(tmp_path_factory, "e2e", SMALL, "--cores", "8")
 
 
 def test_parallel_jobs_log_one_finished_run_each_in_the_right_experiment(done):
@@ -324,20 +322,10 @@ def test_adding_entries_reruns_nothing_that_exists(done):
 
 
 def test_editing_one_solver_module_reruns_only_its_solvers(done):
-    module = done / "src" / "gssl" / "solvers" / "svm.py"
-    original = module.read_text()
-    module.write_text(original + "\n# an edit\n")
-    try:
+    with edited(done / "src" / "gssl" / "solvers" / "svm.py"):
         assert planned_jobs(done) == []  # svm is not in the experiment: nothing reruns
-    finally:
-        module.write_text(original)
-    module = done / "src" / "gssl" / "solvers" / "rls.py"  # holds rls and lap_rls
-    original = module.read_text()
-    module.write_text(original + "\n# an edit\n")
-    try:
+    with edited(done / "src" / "gssl" / "solvers" / "rls.py"):  # holds rls and lap_rls
         jobs = planned_jobs(done)
-    finally:
-        module.write_text(original)
     assert rules_of(jobs)["solve"] == N_JOBS
     assert "graph" not in rules_of(jobs) and "splits" not in rules_of(jobs)
 

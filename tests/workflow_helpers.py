@@ -4,6 +4,7 @@ the logging jobs' ledgers)."""
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import re
@@ -43,6 +44,26 @@ def make_workspace(path: Path, config: dict) -> Path:
     (path / "config").mkdir(exist_ok=True)
     write_config(path, config)
     return path
+
+
+def ran_workspace(tmp_path_factory, name: str, config: dict, *args, env: dict | None = None) -> Path:
+    """A workspace of ``config`` (under a fresh temporary folder ``name``) after one workflow run
+    (``snakemake --cores 2`` and ``args``): the module-scoped run the e2e files read."""
+    ws = make_workspace(tmp_path_factory.mktemp(name) / "ws", config)
+    smk(ws, "--cores", "2", *args, env=env)
+    return ws
+
+
+@contextlib.contextmanager
+def edited(module: Path, text: str = "\n# an edit\n"):
+    """``module`` with ``text`` appended inside the block (its code hash changes, its behaviour
+    not), restored after it."""
+    original = module.read_text()
+    module.write_text(original + text)
+    try:
+        yield module
+    finally:
+        module.write_text(original)
 
 
 def _not_copied(folder: str, names: list[str]) -> set[str]:
