@@ -783,7 +783,7 @@ def test_an_hdf5_file_that_reads_other_files_is_refused(tmp_path):
 
 # -- issue 48: a test file beside the data file ---------------------------------------------------
 def test_a_test_file_beside_the_data_file_is_read_after_it_and_is_every_protocol_s_test_part(tmp_path):
-    from gssl.pipeline.plan import with_test_file
+    from gssl.splits import with_test_part
 
     train = _csv(tmp_path / "train.csv", [f"{i},{i % 3},{'ab'[i % 2]}" for i in range(12)] + ["12,0,"])
     test = _csv(tmp_path / "test.csv", ["20,1,b", "21,2,b", "22,0,b"])  # one class only: encoded with the training file's
@@ -791,14 +791,14 @@ def test_a_test_file_beside_the_data_file_is_read_after_it_and_is_every_protocol
     assert ds.X.shape == (16, 2) and ds.X[13].tolist() == [20, 1] and ds.meta["test_from"] == 13
     assert ds.classes.tolist() == ["a", "b"] and ds.y[13:].tolist() == [1, 1, 1] and ds.y[12] == -1
     assert set(ds.meta["files"]) == {str(train), str(test)}
-    spec = with_test_file({"kind": "labels_per_class", "n": 1, "repeats": 3}, ds.y, ds.meta["test_from"], "d", "p")
+    spec = with_test_part({"kind": "labels_per_class", "n": 1, "repeats": 3}, ds.meta["test_from"], "d", "p")
     roles = make_splits(ds.y, spec, "d", "p")
     assert (roles[:, 13:] == TEST).all() and not (roles[:, :13] == TEST).any()
     assert (roles[:, :12] == LABELED).sum(axis=1).tolist() == [2, 2, 2] and (roles[:, 12] == UNSCORED).all()
     with pytest.raises(ConfigError, match="protocol 'p' sets holdout, but dataset 'd' has a test file "
                                           r"\(test:, its rows from 13 on\), which is the test part of every "
                                           "protocol on it; drop holdout from the protocol"):
-        with_test_file({"kind": "labels_per_class", "n": 1, "holdout": {"fraction": 0.2}}, ds.y, 13, "d", "p")
+        with_test_part({"kind": "labels_per_class", "n": 1, "holdout": {"fraction": 0.2}}, 13, "d", "p")
 
 
 @pytest.mark.parametrize("test_rows, header, entry, error, message", [
@@ -851,3 +851,40 @@ def test_the_dataset_and_splits_jobs_keep_the_test_file_s_rows_as_the_test_part(
     roles = load_splits(tmp_path / "splits.h5")
     assert roles.shape == (3, 14) and (roles[:, 11:] == TEST).all() and (roles[:, 10] == UNSCORED).all()
     assert not (roles[:, :10] == TEST).any() and ((roles[:, :10] == LABELED).sum(axis=1) == 4).all()
+
+
+def test_the_splits_of_a_dataset_with_a_test_file_are_drawn_again_as_built(tmp_path):
+    """A solve job's Cell draws the splits again from what the file records (its protocol, and
+    the test file's first row): they are accepted, and an edited split still refused by name."""
+    from gssl.datasets.store import load_dataset
+    from gssl.errors import CacheError
+    from gssl.pipeline.stages import build_dataset, build_splits
+    from gssl.splits import check_rederived, load_splits, save_splits
+    from gssl.store.h5io import read_attrs
+
+    train = _csv(tmp_path / "train.csv", [f"{i},{i % 3},{'ab'[i % 2]}" for i in range(10)] + ["10,1,"])
+    test = _csv(tmp_path / "test.csv", ["20,1,b", "21,2,a", "22,0,a"])
+    entry = {"source": "file", "path": str(train), "label": "label", "test": str(test)}
+    build_dataset("mine", entry, None, tmp_path / "data.h5")
+    ds = load_dataset(tmp_path / "data.h5")
+    build_splits(tmp_path / "data.h5", "mine", "p", {"kind": "labels_per_class", "n": 2, "repeats": 3},
+                 tmp_path / "splits.h5")
+    attrs = read_attrs(tmp_path / "splits.h5")
+    roles = load_splits(tmp_path / "splits.h5")
+    assert attrs["test_from"] == 11
+    check_rederived(tmp_path / "splits.h5", roles, ds.y, attrs["params"], test_from=attrs["test_from"])
+    edited = roles.copy()
+    first = int(np.flatnonzero(edited[0] == LABELED)[0])
+    edited[0, first] = UNLABELED
+    save_splits(tmp_path / "edited.h5", edited, attrs["params"], test_from=attrs["test_from"])
+    with pytest.raises(CacheError, match=f"split 0, point {first}: unlabeled, the protocol draws labeled"):
+        check_rederived(tmp_path / "edited.h5", edited, ds.y, attrs["params"], test_from=attrs["test_from"])
+
+
+def test_a_protocol_s_test_from_is_a_row_of_the_data_file_whatever_rows_have_no_label():
+    """test_from names the first test row of the data file, rows without a label before it
+    included (they stay unscored); the labeled rows before it are the training part."""
+    y = np.array([0, 1, -1, 0, 1, -1, 0, 1, 0, 1, 0, 1])
+    roles = make_splits(y, {"kind": "labels_per_class", "n": 1, "repeats": 4, "test_from": 8}, "d", "p")
+    assert (roles[:, 8:] == TEST).all() and not (roles[:, :8] == TEST).any()
+    assert (roles[:, [2, 5]] == UNSCORED).all() and ((roles[:, :8] == LABELED).sum(axis=1) == 2).all()

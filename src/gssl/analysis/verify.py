@@ -190,12 +190,13 @@ def _check_splits_drawn(results: Path, path: Path) -> list[str]:
     from ..store.h5io import read_attrs
 
     try:
-        drawn = read_attrs(path)["params"]
+        attrs = read_attrs(path)
+        drawn = attrs["params"]
         if not {"protocol", "dataset", "protocol_id"} <= set(drawn):
             return [f"{path}: its params do not record how its splits were drawn: rebuild it "
                     f"({RERUN.replace('<path>', str(path))})"]
         y = load_dataset(found[1]["data"], rule="dataset").y
-        check_rederived(path, load_splits(path, rule="splits"), y, drawn)
+        check_rederived(path, load_splits(path, rule="splits"), y, drawn, test_from=attrs.get("test_from"))
     except CacheError as exc:
         return [str(exc)]
     return []

@@ -140,22 +140,3 @@ def _has_test_points(spec: dict) -> bool:
         return True
     return spec["kind"] == "per_class_counts" and ("test" in spec and spec["test"] is None
                                                   or bool(spec.get("test")))
-
-
-def with_test_file(spec: dict, y, test_from: int | None, dataset: str, protocol_id: str) -> dict:
-    """The protocol as it runs on a dataset with a test file (``test:`` beside its data file,
-    the test rows from ``test_from`` on): the protocol draws its splits from the training rows
-    and scores on every test row (its ``test_from``). A protocol that sets its own test part
-    (test_from, holdout) is refused on such a dataset. ``y``: the dataset's labels; make_splits
-    draws among the labeled rows and counts test_from among them, so rows without a label
-    before the test file (never drawn nor scored) are not counted."""
-    import numpy as np
-
-    if test_from is None:
-        return spec
-    own = [k for k in ("test_from", "holdout") if spec.get(k) is not None]
-    if own:
-        raise ConfigError(f"protocol {protocol_id!r} sets {own[0]}, but dataset {dataset!r} has a test file "
-                          f"(test:, its rows from {test_from} on), which is the test part of every "
-                          f"protocol on it; drop {own[0]} from the protocol, or test: from the dataset")
-    return {**spec, "test_from": int((np.asarray(y)[:test_from] >= 0).sum())}

@@ -25,8 +25,7 @@ def _data_file_problems(config: dict, planning_cache=None) -> list[str]:
     from ..datasets import FILE_SOURCE, select
     from ..datasets.views import class_view
     from ..errors import DatasetError, SplitError
-    from ..splits import make_splits
-    from .plan import with_test_file
+    from ..splits import make_splits, with_test_part
 
     problems = []
     for did, entry in config["datasets"].items():
@@ -44,7 +43,7 @@ def _data_file_problems(config: dict, planning_cache=None) -> list[str]:
                 continue
             for pid in e["protocols"]:
                 try:
-                    spec = with_test_file(config["protocols"][pid], ds.y, ds.meta.get("test_from"), did, pid)
+                    spec = with_test_part(config["protocols"][pid], ds.meta.get("test_from"), did, pid)
                     make_splits(ds.y, spec, did, pid)
                 except (ConfigError, SplitError) as exc:
                     problems.append(f"experiment '{exp}': protocol '{pid}' on dataset '{did}' "

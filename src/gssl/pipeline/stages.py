@@ -99,16 +99,15 @@ def build_splits(data_path, dataset_id: str, protocol_id: str, spec: dict, out,
                  data_params: dict | None = None) -> None:
     """Every split of a protocol on a dataset file (``data_params``: as for :func:`build_features`)."""
     from ..datasets import load_dataset
-    from ..splits import make_splits, save_splits
-    from .plan import with_test_file
+    from ..splits import make_splits, save_splits, with_test_part
 
     t0 = time.perf_counter()
     ds = load_dataset(data_path, expect_params=data_params, rule="dataset")
-    # a test file beside the data file (test:): the test part of the protocol
-    roles = make_splits(ds.y, with_test_file(spec, ds.y, ds.meta.get("test_from"), dataset_id, protocol_id),
-                        dataset_id, protocol_id)
+    # a test file beside the data file (test:): the test part of the protocol, recorded beside it
+    test_from = ds.meta.get("test_from")
+    roles = make_splits(ds.y, with_test_part(spec, test_from, dataset_id, protocol_id), dataset_id, protocol_id)
     save_splits(out, roles, params={"protocol": spec, "dataset": dataset_id, "protocol_id": protocol_id},
-                inputs=_inputs(data=data_path), build_seconds=time.perf_counter() - t0)
+                inputs=_inputs(data=data_path), build_seconds=time.perf_counter() - t0, test_from=test_from)
 
 
 def expected_params(prep_steps, seed: int, graph_spec: dict, protocol_spec: dict, dataset: str,
@@ -160,7 +159,8 @@ class Cell:
         drawn = attrs["splits"]["params"]  # what they were drawn from (the workflow's: always there)
         if (strict or {"protocol", "dataset", "protocol_id"} <= set(drawn)) \
                 and self.y.shape[0] == self.roles.shape[1]:  # else the size check below names all three
-            check_rederived(splits_path, self.roles, self.y, drawn, only=check_splits)
+            check_rederived(splits_path, self.roles, self.y, drawn, only=check_splits,
+                            test_from=attrs["splits"].get("test_from"))
         self.rederive_seconds = time.perf_counter() - t1
         self.protocol = drawn.get("protocol")
         n = self.y.shape[0]

@@ -7,36 +7,42 @@ import numpy as np
 
 from ..errors import CacheError, ConfigError, SplitError
 from ..store.h5io import read_h5, write_h5
-from .protocols import ROLE_NAMES, make_splits, n_splits, seed_for
+from .protocols import ROLE_NAMES, make_splits, n_splits, seed_for, with_test_part
 
 SEED_RULE = "seed_for(dataset, protocol_id, split): sha256 of canonical JSON [dataset, protocol_id, split]"
 
 
 def save_splits(path, roles: np.ndarray, params: dict, inputs: dict | None = None,
-                build_seconds: float | None = None) -> None:
+                build_seconds: float | None = None, test_from: int | None = None) -> None:
     """``params``: ``protocol`` (its spec), ``dataset`` and ``protocol_id``, the names the splits'
     seeds are drawn from (:func:`seed_for`; the rule is recorded as attribute ``seeds``, split 0's
-    seed as ``seed_0``): all :func:`check_rederived` needs to draw them again."""
+    seed as ``seed_0``): with ``test_from``, the first row of the dataset's test file (attribute
+    ``test_from``: the protocol ran :func:`with_test_part`), all :func:`check_rederived` needs to
+    draw them again."""
     extra = {"seeds": SEED_RULE}
     if {"dataset", "protocol_id"} <= set(params):
         extra["seed_0"] = str(seed_for(params["dataset"], params["protocol_id"], 0))
+    if test_from is not None:
+        extra["test_from"] = int(test_from)
     write_h5(path, "splits", {"roles": np.asarray(roles, dtype=np.int8)}, params, inputs,
              build_seconds=build_seconds, extra_attrs=extra)
 
 
 def check_rederived(path, roles: np.ndarray, y, params: dict, rule: str | None = "splits",
-                    only=None) -> None:
+                    only=None, test_from: int | None = None) -> None:
     """Draw the splits of ``path`` again from the labels ``y`` and the protocol, dataset and
-    protocol id its ``params`` record, and refuse the file (CacheError naming it and the first
-    split and point that differ) unless they are its ``roles``: a split edited with its checksum
-    recomputed (labeled and unlabeled roles swapped, say) is not one the protocol draws.
+    protocol id its ``params`` record (on a dataset with a test file from row ``test_from``, its
+    attribute, as :func:`with_test_part` runs it), and refuse the file (CacheError naming it and
+    the first split and point that differ) unless they are its ``roles``: a split edited with its
+    checksum recomputed (labeled and unlabeled roles swapped, say) is not one the protocol draws.
     ``only``: the split indices to check (a job's block; default every split)."""
     from ..store.lineage import rebuild_hint
 
     if only is not None:
         only = [s for s in only if 0 <= s < roles.shape[0]]  # out of range: the job names it
     try:
-        want = make_splits(y, params["protocol"], params["dataset"], params["protocol_id"], only)
+        spec = with_test_part(params["protocol"], test_from, params["dataset"], params["protocol_id"])
+        want = make_splits(y, spec, params["dataset"], params["protocol_id"], only)
     except (KeyError, TypeError) as exc:
         raise CacheError(f"{path}: its params do not say how its splits were drawn ({exc!r}): "
                          f"{rebuild_hint(path, rule)}") from None

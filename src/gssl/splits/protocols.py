@@ -385,6 +385,8 @@ def make_splits(y, spec: dict, dataset: str, protocol_id: str, only=None) -> np.
     rows = n_splits(spec) if only is None else len(only)
     if y.ndim == 1 and y.dtype.kind in "iu" and (y < 0).any():  # points without a label
         known = y >= 0
+        if spec.get("test_from") is not None:  # a row of the data: its place among the labeled rows
+            spec = {**spec, "test_from": int(known[:spec["test_from"]].sum())}
         roles = np.full((rows, y.size), UNSCORED, dtype=np.int8)
         roles[:, known] = make_splits(y[known], spec, dataset, protocol_id, only)
         return roles
@@ -404,6 +406,21 @@ def make_splits(y, spec: dict, dataset: str, protocol_id: str, only=None) -> np.
     roles = np.full((rows, y.size), UNUSED, dtype=np.int8)
     roles[:, part] = _PROTOCOLS[spec["kind"]](y[part], spec, dataset, protocol_id, only)
     return roles
+
+
+def with_test_part(spec: dict, test_from: int | None, dataset: str, protocol_id: str) -> dict:
+    """The protocol as it runs on a dataset with a test file (``test:`` beside its data file, the
+    test rows from row ``test_from`` on): it draws its splits from the training rows and scores on
+    every test row (its ``test_from``). A protocol that sets its own test part (test_from,
+    holdout) is refused on such a dataset (ConfigError)."""
+    if test_from is None:
+        return spec
+    own = [k for k in ("test_from", "holdout") if spec.get(k) is not None]
+    if own:
+        raise ConfigError(f"protocol {protocol_id!r} sets {own[0]}, but dataset {dataset!r} has a test file "
+                          f"(test:, its rows from {test_from} on), which is the test part of every "
+                          f"protocol on it; drop {own[0]} from the protocol, or test: from the dataset")
+    return {**spec, "test_from": int(test_from)}
 
 
 def role_counts(roles: np.ndarray) -> dict:
