@@ -500,7 +500,7 @@ def _write_two_file_plugin(folder: Path) -> Path:
 
 
 def test_a_plugin_s_code_hash_covers_the_helpers_it_imports_from_its_folder(tmp_path, monkeypatch):
-    from gssl.solvers.registry import solver_modules
+    from gssl.solvers.registry import solver_modules, solver_provenance
     from gssl.store.hashing import module_source_hash
 
     folder = _write_two_file_plugin(tmp_path / "plug")
@@ -521,9 +521,11 @@ def test_a_plugin_s_code_hash_covers_the_helpers_it_imports_from_its_folder(tmp_
         assert {"two_file_method", "spreading_helpers", "gssl.solvers.base"} <= set(mods)
         assert not {m for m in mods if m.split(".")[0] in ("numpy", "scipy")}  # other distributions
         before = module_source_hash(*mods)
+        tag = solver_provenance("two_file_method:TwoFile")["source_sha256"]  # the MLflow tag
         helper = folder / "spreading_helpers.py"
         helper.write_text(helper.read_text().replace("steps=10", "steps=11"))
         assert module_source_hash(*mods) != before
+        assert solver_provenance("two_file_method:TwoFile")["source_sha256"] != tag
         assert module_source_hash(*solver_modules("poisson")) == module_source_hash(*solver_modules("poisson"))
         assert "spreading_helpers" not in solver_modules("poisson")
 

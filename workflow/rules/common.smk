@@ -133,7 +133,8 @@ def dataset_code_hash(source):
 
 @functools.cache
 def solver_tags(solver):
-    """A plugin solver's origin (its distribution's version, its module's sha256) as MLflow tags."""
+    """A plugin solver's origin (its class, its distribution's version, the sha256 of its own
+    modules: its import closure outside gssl) as MLflow tags ``gssl.solver_*``."""
     from gssl.solvers.registry import solver_provenance
 
     prov = solver_provenance(solver)

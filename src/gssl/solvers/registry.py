@@ -164,12 +164,13 @@ def _check_fit_signature(cls, name: str) -> None:
 
 
 def solver_provenance(name: str) -> dict:
-    """Where a solver's code comes from, for MLflow tags: gssl, a plugin's distribution and
-    version, or a module's file and sha256."""
-    import inspect
+    """Where a solver's code comes from, for MLflow tags: gssl, or a plugin's class, distribution
+    and version, and ``source_sha256``: the sha256 of its own source, the modules of its import
+    closure outside gssl (:func:`solver_modules`: the module that defines it and the helpers it
+    imports from its package or folder), the same code whose edit reruns its jobs."""
     from importlib.metadata import packages_distributions, version
 
-    from ..store.hashing import file_sha256
+    from ..store.hashing import module_source_hash
 
     cls = solver_class(name)
     top = cls.__module__.split(".")[0]
@@ -180,9 +181,8 @@ def solver_provenance(name: str) -> dict:
     dists = [ep.dist.name] if ep is not None and ep.dist is not None else packages_distributions().get(top)
     if dists:
         out["distribution"] = f"{dists[0]} {version(dists[0])}"
-    source = inspect.getsourcefile(cls)
-    if source:
-        out["source_sha256"] = file_sha256(source)
+    own = [m for m in solver_modules(name) if m.split(".")[0] != "gssl"]
+    out["source_sha256"] = module_source_hash(*own, length=64)
     return out
 
 
