@@ -1,12 +1,13 @@
 """The readers of :mod:`gssl.datasets.files` per format (npz, HDF5 and MATLAB arrays, npy, svmlight,
 Matrix Market; the tables: :mod:`gssl.datasets.tables`) and the checks their arrays share. Each
-takes a :class:`~gssl.datasets.files.FileSource` and returns (X, y, classes, W, extra)."""
+takes a :class:`~gssl.datasets.files.FileSource` ``src`` (its path, format, keys and labels
+file; not imported here: the files module imports this one) and returns (X, y, classes, W,
+extra)."""
 
 from __future__ import annotations
 
 import os
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 import numpy as np
 import scipy.sparse as sp
@@ -14,9 +15,6 @@ import scipy.sparse as sp
 from ..errors import DatasetError
 from .labels import encode_labels
 from .tables import check_finite_values
-
-if TYPE_CHECKING:
-    from .files import FileSource
 
 
 def parser_failure(exc: BaseException) -> str:
@@ -29,7 +27,7 @@ def parser_failure(exc: BaseException) -> str:
 
 
 
-def read_arrays(src: FileSource):
+def read_arrays(src):
     keys = dict(src.keys)
     found = _load_arrays(src, keys)
     if found.get("y") is None:
@@ -45,7 +43,7 @@ def read_arrays(src: FileSource):
     return X, y, classes, W, {}
 
 
-def _load_arrays(src: FileSource, keys: dict) -> dict:
+def _load_arrays(src, keys: dict) -> dict:
     if src.format == "npz":
         try:
             with np.load(src.path, allow_pickle=False) as f:
@@ -72,7 +70,7 @@ def _is_hdf5(path: Path) -> bool:
     return b"\x89HDF\r\n\x1a\n" in head
 
 
-def _load_hdf5(src: FileSource, keys: dict) -> dict:
+def _load_hdf5(src, keys: dict) -> dict:
     import h5py
 
     matlab = src.format == "mat"  # MATLAB writes arrays column-major: h5py sees them transposed
@@ -194,7 +192,7 @@ def _read_labels_file(path: Path):
     return np.asarray(lines, dtype=object)
 
 
-def read_npy(src: FileSource):
+def read_npy(src):
     try:
         X = np.load(src.path, allow_pickle=False)
     except (OSError, ValueError) as exc:
@@ -203,7 +201,7 @@ def read_npy(src: FileSource):
     return check_features(X, src.path), y, classes, None, {}
 
 
-def read_svmlight(src: FileSource):
+def read_svmlight(src):
     from sklearn.datasets import load_svmlight_file
 
     try:
@@ -286,7 +284,7 @@ def check_mtx_header(path: Path, n_points: int | None = None) -> None:
                            f"this machine's memory; GSSL_MAX_DATA_BYTES sets it)")
 
 
-def read_mtx(src: FileSource):
+def read_mtx(src):
     import scipy.io
 
     y, classes = encode_labels(_read_labels_file(src.labels), str(src.labels))
