@@ -340,13 +340,14 @@ def test_graphlearning_defaults_that_differ_are_documented():
     assert "GraphLearning's default is 0.5" in VolumeMBO.__doc__
 
 
-def test_the_readmes_own_file_in_python_predicts_the_unlabeled_rows_by_id(monkeypatch, capsys):
-    """The README's "Your file in Python" block, run as written (from the repository root)."""
+def test_the_docs_own_file_in_python_predicts_the_unlabeled_rows_by_id(monkeypatch, capsys):
+    """docs/running.md's "Your file in Python" block, run as written (from the repository root)."""
     import re
 
-    block = re.search(r"Your file in Python.*?```python\n(.*?)```", (REPO / "README.md").read_text(), re.S)
+    text = (REPO / "docs" / "running.md").read_text()
+    block = re.search(r"Your file in Python.*?```python\n(.*?)```", text, re.S)
     monkeypatch.chdir(REPO)
-    exec(compile(block.group(1), "README.md", "exec"), {})
+    exec(compile(block.group(1), "docs/running.md", "exec"), {})
     lines = [line.split() for line in capsys.readouterr().out.splitlines()]
     ids = [line.split(",")[0] for line in (REPO / "docs/examples/my_method/moons.csv").read_text().splitlines()
            if line.endswith(",")]
