@@ -122,13 +122,20 @@ def model_change_values(C, V, nodes, gamma2: float, unc: np.ndarray, power: int 
 
 def condition_on(C: np.ndarray, V: np.ndarray, nodes, gamma2: float) -> np.ndarray:
     """Condition the prior on observing ``nodes`` one after another: the rank-one update of the
-    module's docstring for each, in place on C (returned). O(r^2) per node."""
-    for k in np.atleast_1d(nodes):
+    module's docstring for each, in place on C (returned). O(r^2) per node.
+
+    C -= c c^T / (gamma2 + v.c) is one BLAS rank-one update (dger) in place: C is symmetric, so
+    its transpose (Fortran order, what BLAS writes into) is C itself. The layout is checked once
+    (a query's update is a few microseconds, the per-call checks were a third of it); C of
+    another layout is updated on a C-ordered float64 copy, then copied back."""
+    work = C if C.flags.c_contiguous and C.dtype == np.float64 else np.ascontiguousarray(C, dtype=np.float64)
+    into = work.T
+    if not (isinstance(nodes, (list, tuple)) or isinstance(nodes, np.ndarray) and nodes.ndim == 1):
+        nodes = np.atleast_1d(nodes)  # (a node alone; lists and 1-d arrays as they are: no copy)
+    for k in nodes:
         v = V[k]
-        c = C @ v
-        # C -= c c^T / (gamma2 + v.c) as one BLAS rank-one update (dger) in place: C is
-        # symmetric, so its transpose (Fortran order, what BLAS writes into) is C itself
-        out = dger(-1.0 / (gamma2 + v.dot(c)), c, c, a=C.T, overwrite_a=1)
-        if not np.shares_memory(out, C):  # C was not a C-ordered float64 array: dger copied
-            C[...] = out.T
+        c = work @ v
+        dger(-1.0 / (gamma2 + v @ c), c, c, a=into, overwrite_a=1)
+    if work is not C:
+        C[...] = work
     return C
