@@ -319,6 +319,6 @@ def loss_curve_plots(experiment):
 
 
 def protocol_labels(experiment):
-    from gssl.analysis.tables import protocol_label
+    from gssl.splits import protocol_label
 
     return {p: protocol_label(config["protocols"][p]) for p in config["experiments"][experiment]["protocols"]}

@@ -284,12 +284,3 @@ def reference_blocks(entry: dict) -> list[dict]:
     return ref if isinstance(ref, list) else [ref]
 
 
-def protocol_label(spec: dict) -> str:
-    kind = spec.get("kind")
-    if kind == "labels_per_class":
-        return f"{spec['n']}/class"
-    if kind == "label_fraction":
-        return f"{spec['fraction']:.1%}" if "fraction" in spec else f"{spec['per_class']}/class"
-    if kind == "per_class_counts":
-        return f"{spec['labeled']}/class"
-    return kind or "?"

@@ -17,9 +17,9 @@ so per-class counts are exact and no Python loop runs over points.
 from .cache import SEED_RULE, check_rederived, load_splits, save_splits
 from .protocols import (LABELED, PROTOCOL_KINDS, ROLE_NAMES, TEST, UNLABELED, UNSCORED, UNUSED,
                         VALIDATION, holdout_mask, is_predict, make_splits, n_splits, predict_roles,
-                        role_counts, seed_for, validate_protocol, with_test_part)
+                        protocol_label, role_counts, seed_for, validate_protocol, with_test_part)
 
 __all__ = ["LABELED", "PROTOCOL_KINDS", "ROLE_NAMES", "SEED_RULE", "TEST", "UNLABELED", "UNSCORED",
            "UNUSED", "VALIDATION", "check_rederived", "holdout_mask", "is_predict", "load_splits",
-           "make_splits", "n_splits", "predict_roles", "role_counts", "save_splits", "seed_for",
+           "make_splits", "n_splits", "predict_roles", "protocol_label", "role_counts", "save_splits", "seed_for",
            "validate_protocol", "with_test_part"]

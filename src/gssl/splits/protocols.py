@@ -423,6 +423,18 @@ def with_test_part(spec: dict, test_from: int | None, dataset: str, protocol_id:
     return {**spec, "test_from": int(test_from)}
 
 
+def protocol_label(spec: dict) -> str:
+    """A protocol as a table's column names it: "3/class", "1.0%", or its kind."""
+    kind = spec.get("kind")
+    if kind == "labels_per_class":
+        return f"{spec['n']}/class"
+    if kind == "label_fraction":
+        return f"{spec['fraction']:.1%}" if "fraction" in spec else f"{spec['per_class']}/class"
+    if kind == "per_class_counts":
+        return f"{spec['labeled']}/class"
+    return kind or "?"
+
+
 def role_counts(roles: np.ndarray) -> dict:
     """{role name: count} of one split (for logs and reports)."""
     return {name: int((roles == r).sum()) for r, name in ROLE_NAMES.items()}

@@ -13,11 +13,11 @@ from dataclasses import dataclass
 
 import pandas as pd
 
+from ...splits import protocol_label
 from ..tables import (
     BELOW_CHANCE,
     NOT_CONVERGED,
     paper_tables,
-    protocol_label,
     reference_blocks,
     with_reference,
 )
