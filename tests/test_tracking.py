@@ -531,3 +531,19 @@ def test_a_cells_predictions_table_is_found_for_its_run_and_a_grid_point_has_non
     table.write_text("id,predicted\n")
     assert cell_predictions(tmp_path, "e", (*cell.values(), None)) == [str(table)]
     assert cell_predictions(tmp_path, "e", (*cell.values(), "g1234")) == []
+
+
+def test_a_paper_config_s_summary_run_logs_its_entry_without_the_reference(store):
+    """A reproduction config's reference (the paper's values, reasons keyed by patterns such as
+    ``sparse_lp/*``, no MLflow parameter name) stays out of the summary run's params: the
+    logging job's summary of such an experiment used to fail."""
+    from gssl.pipeline.logging_job import run_parameters
+
+    uri, ids = store
+    entry = {"methods": ["poisson", "sparse_lp"], "protocols": ["lpc1"],
+             "reference": {"reasons": {"sparse_lp/*": "at-chance", "[!m]*/*": "ours"},
+                           "values": {"poisson": {"lpc1": 39.2}}}}
+    sid = summarize(uri, ids["exp_a"], "exp_a", [], [], params={"experiment": run_parameters(entry)})
+    params = _client(uri).get_run(sid).data.params
+    assert "experiment.methods" in params and "experiment.protocols" in params
+    assert not [k for k in params if k.startswith("experiment.reference")]

@@ -24,6 +24,13 @@ from .plan import CELL_KEYS as KEYS  # not gssl.analysis.stats: SciPy's stats co
 from .stages import read_blocks
 
 
+def run_parameters(entry: dict) -> dict:
+    """An experiment entry as the summary run's params: without its ``reference:`` (the paper's
+    values and the reasons beside them are display only, on the tables and the reproduction page,
+    and a reason's pattern such as ``sparse_lp/*`` is no MLflow parameter name)."""
+    return {k: v for k, v in entry.items() if k != "reference"}
+
+
 def cell_predictions(results, name: str, key: tuple) -> list[str]:
     """The predictions table of a cell (rule predictions: each split's predicted class, or for a
     protocol of kind predict each unlabeled row's), where it was written; none for a grid point."""
@@ -102,7 +109,7 @@ def logging_job(tracking_uri: str, name: str, entry: dict, headline, inputs, out
             by_cell[tuple(block[k] for k in KEYS) + (block.get("variant"),)].append((block, tree["run"]))
     files = {key: cell_predictions(results, name, key) for key in by_cell}
     sid = summarize(tracking_uri, exp_id, name, current, [*inputs.tables, *getattr(inputs, "confusion", [])],
-                    params={"experiment": entry}, metrics={"n_runs": len(current), "n_cells": len(by_cell)},
+                    params={"experiment": run_parameters(entry)}, metrics={"n_runs": len(current), "n_cells": len(by_cell)},
                     cells=cell_runs(name, by_cell, files), representations=representations)
     # a cell solved in one job: its predictions on that job's parent run (overwritten when logged again)
     log_files(tracking_uri, {group[0][1]: files[key] for key, group in by_cell.items()
