@@ -34,12 +34,12 @@ def acquisition_class(name: str):
     if not isinstance(name, str):
         raise ConfigError(f"acquisition must be a name or an import path 'package.module:Class', "
                           f"got {name!r}")
-    if name in ACQUISITIONS:
-        return ACQUISITIONS[name]
     cls = lookup(name, "acquisition", ACQUISITIONS, ENTRY_POINT_GROUP)
     if cls is None:
         raise ConfigError(f"unknown acquisition {name!r}; known: {sorted(acquisition_names())}; "
                           f"or give an import path 'package.module:ClassName' of your own")
+    if name in ACQUISITIONS:  # gssl's own: no check needed
+        return cls
     if not (isinstance(cls, type) and issubclass(cls, Acquisition)):
         raise ConfigError(f"acquisition {name!r} is {cls!r}, not an Acquisition class: {HOW_TO_WRITE}")
     if cls.values is Acquisition.values:
