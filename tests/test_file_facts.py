@@ -109,3 +109,31 @@ def test_without_the_planning_cache_nothing_is_written(tmp_path, fresh_process):
     validate_config(_config(path, tmp_path / "results"))
     assert not (tmp_path / "results").exists()
     assert np.array_equal(next(iter(ff._PROCESS.values())).y, [0, 1] * 5)
+
+
+def test_a_protocol_s_draw_verdict_is_kept_while_the_labels_are_the_same(tmp_path, monkeypatch):
+    """The config check draws every split of each protocol on a data file's labels (15 ms a split
+    on 100,000 labels): the next process takes the verdict from the planning folder, refusals
+    with their message and short classes; other labels are drawn again."""
+    from gssl import splits
+    from gssl.errors import SplitError
+    from gssl.pipeline.split_check import check_draws
+
+    y = np.array([0] * 5 + [1] * 5 + [2] * 2)
+    ok, short = ({"kind": "labels_per_class", "n": n, "repeats": 3} for n in (1, 2))
+    check_draws(y, ok, "d", "p", tmp_path)
+    with pytest.raises(SplitError) as first:
+        check_draws(y, short, "d", "q", tmp_path)
+    assert len(list(tmp_path.glob("draws-*.json"))) == 2
+
+    def refuse(*args, **kwargs):
+        raise AssertionError("drawn again")
+
+    with monkeypatch.context() as m:
+        m.setattr(splits, "make_splits", refuse)
+        check_draws(y, ok, "d", "p", tmp_path)
+        with pytest.raises(SplitError) as again:
+            check_draws(y, short, "d", "q", tmp_path)
+    assert str(again.value) == str(first.value) and again.value.short_classes.tolist() == [2]
+    check_draws(np.append(y, 2), short, "d", "q", tmp_path)  # class 2 has 3 points now: it draws
+    assert len(list(tmp_path.glob("draws-*.json"))) == 3

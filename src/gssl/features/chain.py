@@ -7,7 +7,6 @@ import numbers
 
 import numpy as np
 import scipy.sparse as sp
-from sklearn.utils import check_random_state
 
 from ..errors import ConfigError, DatasetError
 from . import learned, steps  # noqa: F401  (the modules that declare steps)
@@ -99,6 +98,9 @@ def _seed(random_state) -> int:
         return int(random_state.integers(2**31 - 1))
     if random_state is None or isinstance(random_state, numbers.Integral):
         return int(random_state or 0)
+    # a RandomState or a legacy seed: rare, and scikit-learn is heavy to import
+    from sklearn.utils import check_random_state
+
     return int(check_random_state(random_state).randint(2**31 - 1))
 
 

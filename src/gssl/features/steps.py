@@ -1,13 +1,14 @@
-"""The scikit-learn preprocessing steps, each declared once: see ``step.py``."""
+"""The scikit-learn preprocessing steps, each declared once: see ``step.py``.
+
+scikit-learn is imported where a step runs, not here: planning (the config schema, the chains'
+output shapes) reads these classes in every ``snakemake`` process and needs none of it.
+"""
 
 from __future__ import annotations
 
 import warnings
 
 import scipy.sparse as sp
-from sklearn.decomposition import PCA
-from sklearn.preprocessing import MinMaxScaler, StandardScaler, normalize
-from sklearn.random_projection import GaussianRandomProjection, SparseRandomProjection
 
 from ..errors import ConfigError
 from .step import Param, Shape, Step, register
@@ -36,6 +37,8 @@ class Standardize(Step):
         with_mean = self.p.get("with_mean", not sparse)
         if with_mean and sparse:
             raise ConfigError(self._dense_mean_refusal())
+        from sklearn.preprocessing import StandardScaler
+
         return StandardScaler(with_mean=with_mean, with_std=self.get("with_std")).fit_transform(X)
 
 
@@ -62,6 +65,8 @@ class MinMax(Step):
             warnings.warn("minmax densifies sparse features (the shift fills every zero)",
                           UserWarning, stacklevel=3)
             X = X.toarray()
+        from sklearn.preprocessing import MinMaxScaler
+
         return MinMaxScaler(feature_range=tuple(self.get("feature_range"))).fit_transform(X)
 
 
@@ -77,6 +82,8 @@ class Normalize(Step):
     shorthand = "norm"
 
     def apply(self, X, seed):
+        from sklearn.preprocessing import normalize
+
         return normalize(X, norm=self.get("norm")) * float(self.get("scale"))
 
 
@@ -121,6 +128,8 @@ class PCAStep(Step):
     def apply(self, X, seed):
         k = int(self.p["n_components"])
         self._check_limit(k, X.shape, sp.issparse(X))
+        from sklearn.decomposition import PCA
+
         return PCA(n_components=k, whiten=bool(self.get("whiten")),
                    svd_solver="arpack" if sp.issparse(X) else "auto",
                    random_state=seed).fit_transform(X)
@@ -168,6 +177,8 @@ class RandomProjection(Step):
         kw = {"n_components": k, "random_state": seed}
         if "eps" in self.p:
             kw["eps"] = self.p["eps"]
+        from sklearn import random_projection as rp
+
         if self.get("kind") == "gaussian":
-            return GaussianRandomProjection(**kw).fit_transform(X)
-        return SparseRandomProjection(density=self.p.get("density", "auto"), **kw).fit_transform(X)
+            return rp.GaussianRandomProjection(**kw).fit_transform(X)
+        return rp.SparseRandomProjection(density=self.p.get("density", "auto"), **kw).fit_transform(X)

@@ -1,5 +1,8 @@
 """k-nearest-neighbour search: exact (scikit-learn) or approximate (HNSW through faiss, NN-descent
-through pynndescent) with its recall measured against exact search; neighbour lists to CSR."""
+through pynndescent) with its recall measured against exact search; neighbour lists to CSR.
+
+scikit-learn is imported where a search runs: planning reads this module's names (the schema's
+backends) in every ``snakemake`` process, and importing scikit-learn costs about a second there."""
 
 from __future__ import annotations
 
@@ -7,7 +10,6 @@ import numbers
 
 import numpy as np
 import scipy.sparse as sp
-from sklearn.neighbors import NearestNeighbors
 
 from ..errors import ConfigError, DatasetError, GraphError
 
@@ -39,6 +41,8 @@ def knn_distances(X, k: int, algorithm: str = "auto") -> tuple[np.ndarray, np.nd
     if not np.all(np.isfinite(values)):
         raise DatasetError("features hold NaN/inf; clean them before building a graph")
     k = check_k(k, X.shape[0])
+    from sklearn.neighbors import NearestNeighbors
+
     nn = NearestNeighbors(n_neighbors=k, algorithm=algorithm).fit(X)
     dist, idx = nn.kneighbors()
     return np.asarray(dist, dtype=np.float64), np.asarray(idx, dtype=np.int64)
@@ -133,6 +137,8 @@ def knn_recall(X, idx: np.ndarray, n_queries: int = 1000, random_state: int = 0)
     n, k = idx.shape
     m = min(int(n_queries), n)
     queries = np.sort(np.random.default_rng(random_state).choice(n, size=m, replace=False))
+    from sklearn.neighbors import NearestNeighbors
+
     exact = NearestNeighbors(n_neighbors=min(k + 1, n)).fit(X).kneighbors(
         np.asarray(X[queries], dtype=np.float64), return_distance=False)
     exact = np.take_along_axis(exact, _others_first(exact, queries, k)[0], 1)

@@ -8,7 +8,9 @@ space (Laplace and Poisson learning, where it takes 1.5-3x fewer products). Both
 column has reached its relative residual (a column that is there early keeps refining, which
 costs nothing extra).
 
-``block_cg``'s updates of an iteration are compiled (numba, cached on disk): x += alpha p,
+``block_cg``'s updates of an iteration are compiled (numba, cached on disk; in
+``block_cg_kernels``, imported on the first solve: numba takes a quarter of a second to import, and
+planning imports the solvers that use this module): x += alpha p,
 r -= alpha Ap and the new r'z and r'r in one pass over the block, p = z + beta p in a second,
 p'Ap in a third, where NumPy made seven passes and a call per operation (on digits' 1,797 x 10
 block the calls cost as much as the sparse product). The same roundings in the same order (each
@@ -33,7 +35,6 @@ from dataclasses import dataclass
 from typing import Callable
 
 import numpy as np
-from numba import njit
 
 
 @dataclass
@@ -56,48 +57,6 @@ def project_out(N, X: np.ndarray) -> np.ndarray:
     return X
 
 
-@njit(cache=True, nogil=True, boundscheck=False)
-def _coldots(A, B):
-    """sum_i A[i, c] B[i, c] for every column c, summed down the rows."""
-    n, k = A.shape
-    out = np.zeros(k)
-    for i in range(n):
-        for c in range(k):
-            out[c] += A[i, c] * B[i, c]
-    return out
-
-
-@njit(cache=True, nogil=True, boundscheck=False)
-def _step(X, R, P, AP, alpha, precond, Z):
-    """X += alpha P; R -= alpha AP; with a preconditioner (``precond`` non-empty) Z = M^-1 R.
-    Returns (r'z, r'r) per column (r'z is r'r without one)."""
-    n, k = X.shape
-    rz = np.zeros(k)
-    rr = np.zeros(k)
-    pre = precond.size > 0
-    for i in range(n):
-        for c in range(k):
-            a = alpha[c]
-            X[i, c] += P[i, c] * a
-            r = R[i, c] - AP[i, c] * a
-            R[i, c] = r
-            rr[c] += r * r
-            if pre:
-                z = r * precond[i]
-                Z[i, c] = z
-                rz[c] += r * z
-    return (rz if pre else rr), rr
-
-
-@njit(cache=True, nogil=True, boundscheck=False)
-def _direction(P, Z, beta):
-    """P = Z + beta P, in place."""
-    n, k = P.shape
-    for i in range(n):
-        for c in range(k):
-            P[i, c] = P[i, c] * beta[c] + Z[i, c]
-
-
 def block_cg(matvec: Callable[[np.ndarray], np.ndarray], B: np.ndarray, X0: np.ndarray | None = None,
              *, precond: np.ndarray | None = None, tol: float = 1e-6, max_iter: int = 1000,
              null_space=None) -> BlockCGResult:
@@ -112,6 +71,8 @@ def block_cg(matvec: Callable[[np.ndarray], np.ndarray], B: np.ndarray, X0: np.n
     solve: B and X0 are projected onto the range, and the solution at the end (the least-norm
     solution, whatever the rounding).
     """
+    from .block_cg_kernels import coldots, direction, step
+
     B = np.asarray(B, dtype=np.float64)
     squeeze = B.ndim == 1
     B = np.ascontiguousarray(B[:, None] if squeeze else B)  # the kernels' layout
@@ -124,7 +85,7 @@ def block_cg(matvec: Callable[[np.ndarray], np.ndarray], B: np.ndarray, X0: np.n
     R = np.ascontiguousarray(B - matvec(X)) if X0 is not None else B.copy()
     Z = R * precond[:, None] if precond is not None else R
     P = Z.copy()
-    rz = _coldots(R, Z)
+    rz = coldots(R, Z)
     b2 = np.maximum(_colnorm2(B), 1e-300)  # |b|^2 per column: the stop and the residuals' scale
     stop = (tol ** 2) * b2
     rr = _colnorm2(R)
@@ -139,11 +100,11 @@ def block_cg(matvec: Callable[[np.ndarray], np.ndarray], B: np.ndarray, X0: np.n
         Z, m_inv = R, np.empty(0)
     while it < max_iter and not np.all(rr <= stop):
         AP = np.ascontiguousarray(matvec(P), dtype=np.float64)
-        pAp = _coldots(P, AP)
+        pAp = coldots(P, AP)
         alpha = np.where(pAp > 0, rz / np.where(pAp > 0, pAp, 1.0), 0.0)
-        rz_new, rr = _step(X, R, P, AP, alpha, m_inv, Z)
+        rz_new, rr = step(X, R, P, AP, alpha, m_inv, Z)
         beta = np.where(rz > 0, rz_new / np.where(rz > 0, rz, 1.0), 0.0)
-        _direction(P, Z, beta)
+        direction(P, Z, beta)
         rz = rz_new
         it += 1
     res = np.sqrt(rr / b2)

@@ -14,7 +14,6 @@ import contextvars
 import numbers
 
 import numpy as np
-from sklearn.metrics.pairwise import linear_kernel, polynomial_kernel, rbf_kernel
 
 from ..errors import ConfigError
 
@@ -131,6 +130,10 @@ def shared_kernels(X):
 
 
 def _compute(X, Y, spec: dict) -> np.ndarray:
+    # imported here: every solver's parameter check imports this module (validate_kernel), at
+    # planning too, where sklearn.metrics would cost a tenth of a second for nothing
+    from sklearn.metrics.pairwise import linear_kernel, polynomial_kernel, rbf_kernel
+
     if spec["kind"] == "rbf":
         spec = resolve_sigma(spec, X if Y is None else Y)  # the expansion points' scale
         K = rbf_kernel(X, Y, gamma=1.0 / (2.0 * float(spec["sigma"]) ** 2))

@@ -25,7 +25,8 @@ def _data_file_problems(config: dict, planning_cache=None) -> list[str]:
     from ..datasets import FILE_SOURCE, select
     from ..datasets.views import class_view
     from ..errors import DatasetError, SplitError
-    from ..splits import make_splits, with_test_part
+    from ..splits import with_test_part
+    from .split_check import check_draws
 
     problems = []
     for did, entry in config["datasets"].items():
@@ -44,7 +45,7 @@ def _data_file_problems(config: dict, planning_cache=None) -> list[str]:
             for pid in e["protocols"]:
                 try:
                     spec = with_test_part(config["protocols"][pid], ds.meta.get("test_from"), did, pid)
-                    make_splits(ds.y, spec, did, pid)
+                    check_draws(ds.y, spec, did, pid, planning_cache)  # kept while the labels are the same
                 except (ConfigError, SplitError) as exc:
                     problems.append(f"experiment '{exp}': protocol '{pid}' on dataset '{did}' "
                                     f"({entry['path']}): {exc}{_short_class_hint(exc, ds, did)}")

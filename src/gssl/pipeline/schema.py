@@ -78,7 +78,9 @@ def load_schema(path=None) -> dict:
     in as the ``enum`` of every entry that names a registry, and the preprocessing steps' entries
     from their classes: what every consumer validates with (the workflow, ``gssl config check``,
     :func:`validate_config`)."""
-    schema = inject_steps(yaml.safe_load(schema_text(path)))
+    # libyaml's loader where PyYAML has it: the schema's 30 kB take 5 ms there, 55 ms in Python
+    loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+    schema = inject_steps(yaml.load(schema_text(path), Loader=loader))
     _inject_registries(schema, registries())
     return schema
 

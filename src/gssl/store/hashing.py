@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import importlib.util
 import json
@@ -92,9 +93,6 @@ def import_closure(*modules: str, package: str = "gssl", follows=None) -> list[s
     (whose own imports are then followed): import from submodules to keep closures narrow.
     ``follows``, a test of a top-level name, widens ``package`` (:func:`plugin_closure`).
     """
-    import ast
-    import importlib
-
     def inside(top: str) -> bool:
         return top == package or (follows is not None and follows(top))
 
@@ -108,28 +106,47 @@ def import_closure(*modules: str, package: str = "gssl", follows=None) -> list[s
             raise ImportError(f"module {name!r} not found")
         seen.add(name)
         is_pkg = spec.submodule_search_locations is not None
-        tree = ast.parse(Path(spec.origin).read_text(), filename=spec.origin)
-        for node in ast.walk(tree):
-            if isinstance(node, ast.Import):
-                todo += [a.name for a in node.names if inside(a.name.split(".")[0])]
-            elif isinstance(node, ast.ImportFrom):
-                base = node.module or ""
-                if node.level:
-                    parts = name.split(".") if is_pkg else name.split(".")[:-1]
-                    parts = parts[: len(parts) - (node.level - 1)]
-                    base = ".".join(parts + ([node.module] if node.module else []))
-                if not inside(base.split(".")[0]):
-                    continue
-                base_spec = importlib.util.find_spec(base)
-                if base_spec is None:
-                    raise ImportError(f"{name} imports {base!r}, which is not found")
-                for alias in node.names:
-                    sub = f"{base}.{alias.name}"
-                    is_sub = (base_spec.submodule_search_locations is not None
-                              and importlib.util.find_spec(sub) is not None)
-                    lazy = [] if is_sub else _lazy_module(base, alias.name)
-                    todo += [sub] if is_sub else lazy or [base]
+        for level, base, names in _import_statements(*_source_key(spec.origin)):
+            if level:
+                parts = name.split(".") if is_pkg else name.split(".")[:-1]
+                parts = parts[: len(parts) - (level - 1)]
+                base = ".".join(parts + ([base] if base else []))
+            if not inside(base.split(".")[0]):
+                continue
+            if names is None:  # import a.b
+                todo.append(base)
+                continue
+            base_spec = importlib.util.find_spec(base)
+            if base_spec is None:
+                raise ImportError(f"{name} imports {base!r}, which is not found")
+            for alias in names:
+                sub = f"{base}.{alias}"
+                is_sub = (base_spec.submodule_search_locations is not None
+                          and importlib.util.find_spec(sub) is not None)
+                lazy = [] if is_sub else _lazy_module(base, alias)
+                todo += [sub] if is_sub else lazy or [base]
     return sorted(seen)
+
+
+def _source_key(origin: str) -> tuple[str, int, int]:
+    stat = Path(origin).stat()
+    return origin, stat.st_mtime_ns, stat.st_size
+
+
+@functools.cache  # keyed by the file's modification time and size: an edited file is read again
+def _import_statements(origin: str, mtime_ns: int, size: int) -> tuple:
+    """A source file's import statements, nested ones included, as (level, module, names):
+    names None for ``import module``. Solvers' closures share most of gssl: each file is parsed
+    once a process, not once per closure (planning computes one closure per solver)."""
+    import ast
+
+    out = []
+    for node in ast.walk(ast.parse(Path(origin).read_text(), filename=origin)):
+        if isinstance(node, ast.Import):
+            out += [(0, a.name, None) for a in node.names]
+        elif isinstance(node, ast.ImportFrom):
+            out.append((node.level, node.module or "", tuple(a.name for a in node.names)))
+    return tuple(out)
 
 
 def _lazy_module(base: str, name: str) -> list[str]:
@@ -149,7 +166,6 @@ def plugin_closure(module: str, package: str = "gssl") -> list[str]:
     directly or not (a helper module beside it, a sibling in its package), themselves included.
     A module in the same folder that another installed distribution owns (numpy in
     site-packages, beside a plugin pip installed as one module) is not its own."""
-    import functools
     from importlib.metadata import packages_distributions
 
     top = module.split(".")[0]
