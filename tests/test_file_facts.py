@@ -137,3 +137,76 @@ def test_a_protocol_s_draw_verdict_is_kept_while_the_labels_are_the_same(tmp_pat
     assert str(again.value) == str(first.value) and again.value.short_classes.tolist() == [2]
     check_draws(np.append(y, 2), short, "d", "q", tmp_path)  # class 2 has 3 points now: it draws
     assert len(list(tmp_path.glob("draws-*.json"))) == 3
+
+
+def test_a_passed_check_is_kept_and_replayed_until_the_config_or_an_input_changes(tmp_path, monkeypatch,
+                                                                                  fresh_process):
+    """The workflow's next plan of the same config on unchanged inputs takes the checked config
+    (defaults and the cell's parameters filled in) from the planning folder and runs no check; a
+    changed config, data file or plugin source is checked again; a refusal is never kept."""
+    import copy
+
+    from gssl.pipeline import config as config_module
+
+    path = _write(tmp_path / "d.csv", ["a", "b"] * 5)
+    results = tmp_path / "results"
+    checked = validate_config(_config(path, results), planning_cache=True)
+    assert len(list((results / "planning").glob("config-*.json"))) == 1
+
+    def no_check(*args, **kwargs):
+        raise AssertionError("checked again")
+
+    with monkeypatch.context() as m:
+        m.setattr(config_module, "check_schema", no_check)
+        assert validate_config(_config(path, results), planning_cache=True) == checked
+        changed = _config(path, results)
+        changed["methods"]["poisson"]["params"] = {"tol": 1e-3}
+        with pytest.raises(AssertionError, match="checked again"):
+            validate_config(changed, planning_cache=True)
+        os.utime(path, ns=(path.stat().st_atime_ns, path.stat().st_mtime_ns + 10**9))
+        with pytest.raises(AssertionError, match="checked again"):
+            validate_config(_config(path, results), planning_cache=True)
+    refused = _config(path, results, {"kind": "labels_per_class", "n": 9, "repeats": 2})
+    for _ in range(2):
+        with pytest.raises(ConfigError, match="labels_per_class n=9"):
+            validate_config(copy.deepcopy(refused), planning_cache=True)
+    assert len(list((results / "planning").glob("config-*.json"))) == 1  # the refusal is not kept
+
+
+def test_a_plugin_s_edit_is_checked_again(tmp_path, monkeypatch, fresh_process):
+    """The key covers the sources of a solver named by import path, with the helper it imports."""
+    from gssl.pipeline.check_verdict import verdict_key
+
+    (tmp_path / "plug.py").write_text("from plug_helper import SCALE\nclass M: pass\n")
+    (tmp_path / "plug_helper.py").write_text("SCALE = 1\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    cfg = _config(_write(tmp_path / "d.csv", ["a", "b"] * 5), tmp_path / "results")
+    cfg["methods"]["poisson"]["solver"] = "plug:M"
+    before = verdict_key(cfg)
+    assert before is not None and verdict_key(cfg) == before
+    (tmp_path / "plug_helper.py").write_text("SCALE = 2\n")
+    assert verdict_key(cfg) != before
+
+
+def test_a_plan_of_a_checked_config_imports_neither_scikit_learn_nor_a_solver(tmp_path, fresh_process):
+    """What makes a dry run fast (issue 48: 1.6 s where a bare Snakefile takes 1.1): once the
+    config passed, the next process's check, each solve job's code hash and each table's
+    headline import no solver module, scikit-learn or SciPy's statistics."""
+    import subprocess
+    import sys
+
+    path = _write(tmp_path / "d.csv", ["a", "b"] * 5)
+    cfg = _config(path, tmp_path / "results")
+    cfg["methods"]["km"] = {"solver": "kmeans"}
+    cfg["experiments"]["e"]["methods"].append("km")
+    code = (f"import sys; from gssl.pipeline.config import validate_config; "
+            f"from gssl.pipeline.plan import expected_headline; "
+            f"from gssl.solvers.registry import solver_modules, solver_provenance; c = validate_config({cfg!r}, "
+            f"planning_cache=True); solver_modules('poisson'); solver_provenance('kmeans'); "
+            f"print(expected_headline(c, 'e')[0], sorted(m for m in sys.modules if m.split('.')[0] == 'sklearn' "
+            f"or m == 'scipy.stats' or m.startswith('gssl.solvers.') and m != 'gssl.solvers.registry'))")
+    run = [sys.executable, "-c", code]
+    first = subprocess.run(run, capture_output=True, text=True, check=True, cwd=tmp_path).stdout.split(" ", 1)
+    second = subprocess.run(run, capture_output=True, text=True, check=True, cwd=tmp_path).stdout.split(" ", 1)
+    assert first[0] == second[0] == "error_unlabeled"  # not all clusterers: the classifiers' headline
+    assert "sklearn" in first[1] and eval(second[1]) == [], second

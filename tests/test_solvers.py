@@ -277,6 +277,17 @@ def test_a_solvers_code_hash_covers_its_own_modules_not_the_whole_package(name):
     assert SOLVERS[name].__module__ in modules
 
 
+@pytest.mark.parametrize("name", SOLVERS.names())
+def test_the_registry_knows_a_clusterer_from_its_source_as_scikit_learn_does(name):
+    """Planning asks whether a solver clusters (a table's headline) without importing it: the
+    registry reads ClusterMixin among the class's bases in its module's source."""
+    from sklearn.base import is_clusterer
+
+    from gssl.solvers.registry import _Registry, _declarations
+
+    assert _Registry(*_declarations()).is_clusterer(name) == is_clusterer(SOLVERS[name]())
+
+
 def test_a_job_imports_the_solvers_it_fits_only():
     """The registry, gssl.solvers and gssl.optim import a name on first use: a Laplacian RLS job
     (or a config check naming it) imports neither the other solvers nor numba (0.5 s)."""

@@ -24,7 +24,17 @@ def validate_config(config: dict, schema_path=None, *, planning_cache: bool = Fa
     """Validate against the JSON schema, fill defaults, check that experiments name existing ids.
     ``planning_cache``: keep what the data files hold under the results folder
     (:data:`gssl.pipeline.paths.PLANNING`), so that the next check of an unchanged file does not
-    read it (the workflow's planning does)."""
+    read it, and the checked config, so that the next check of the same config on unchanged
+    inputs is not run again (the workflow's planning does: :mod:`.check_verdict`)."""
+    planning = verdict = None
+    if planning_cache and schema_path is None and isinstance(config.get("results"), str):
+        from .check_verdict import load_checked
+
+        planning = paths.path(config["results"], paths.PLANNING)
+        checked, verdict = load_checked(config, planning)
+        if checked:  # the folder may have become a file since
+            _check_results_folder(config["results"], config.get("results_outside_workdir", False))
+            return config
     schema = check_schema(config, schema_path)
     for key, sub in schema["properties"].items():
         if "default" in sub:
@@ -32,6 +42,10 @@ def validate_config(config: dict, schema_path=None, *, planning_cache: bool = Fa
     _check_results_folder(config["results"], config.get("results_outside_workdir", False))
     apply_cell_params(config)
     check_references(config, paths.path(config["results"], paths.PLANNING) if planning_cache else None)
+    if planning is not None:
+        from .check_verdict import store_checked
+
+        store_checked(config, verdict, planning)
     return config
 
 

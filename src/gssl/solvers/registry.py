@@ -21,8 +21,8 @@ class _Registry(MutableMapping):
     a process, half of it numba's import, which a Laplacian RLS job never needs). Iterating gives
     the names, each followed by its older ones, and imports nothing."""
 
-    def __init__(self, paths: dict[str, str], aliases: dict[str, str]):
-        self._classes, self._aliases = {}, dict(aliases)
+    def __init__(self, paths: dict[str, str], aliases: dict[str, str], clusterers=frozenset()):
+        self._classes, self._aliases, self._clusterers = {}, dict(aliases), set(clusterers)
         # each name followed by its older names: a config may give either, so both are listed
         self._paths = {n: p for name, p in paths.items()
                        for n in (name, *(a for a, to in aliases.items() if to == name))}
@@ -36,6 +36,19 @@ class _Registry(MutableMapping):
             module, _, attr = self._paths[name].partition(":")  # KeyError: not a registered name
             self._classes[name] = getattr(importlib.import_module(module), attr)
         return self._classes[name]
+
+    def is_clusterer(self, name: str) -> bool:
+        """Whether the class ``name`` stands for is a clusterer (scikit-learn's ``ClusterMixin``
+        among its bases), known for gssl's own from their sources (imports nothing)."""
+        if name in self._classes:
+            from sklearn.base import is_clusterer
+
+            return bool(is_clusterer(self._classes[name]()))
+        return self._aliases.get(name, name) in self._clusterers
+
+    def module_of(self, name: str) -> str:
+        """The module defining the class ``name`` stands for, read from its path (imports nothing)."""
+        return self._paths[name].partition(":")[0]
 
     def __setitem__(self, name: str, cls) -> None:
         self._paths[name], self._classes[name] = f"{cls.__module__}:{cls.__qualname__}", cls
@@ -58,26 +71,43 @@ class _Registry(MutableMapping):
         return f"SOLVERS({self._paths})"
 
 
-def _declarations() -> tuple[dict[str, str], dict[str, str]]:
+def _declarations() -> tuple[dict[str, str], dict[str, str], set[str]]:
     """Every class in gssl.solvers' modules that declares ``__gssl_tags__ = {...}``
     (:mod:`gssl.solvers.tags`), read from the sources without importing them: name ->
-    "module:Class", and alias -> name. Modules in alphabetical order, classes in source order."""
+    "module:Class", alias -> name, and the names whose class has ``ClusterMixin`` among its bases
+    in its module (tests/test_solver_registry.py checks it against scikit-learn's
+    ``is_clusterer``). Modules in alphabetical order, classes in source order."""
     import ast
     import pkgutil
     from pathlib import Path
 
     here = Path(__file__).parent
-    paths, aliases = {}, {}
+    paths, aliases, clusterers = {}, {}, set()
     for module in sorted(m.name for m in pkgutil.iter_modules([str(here)])):
         tree = ast.parse((here / f"{module}.py").read_text(encoding="utf-8"))
-        for node in (n for n in tree.body if isinstance(n, ast.ClassDef)):
+        classes = [n for n in tree.body if isinstance(n, ast.ClassDef)]
+        bases = {n.name: [getattr(b, "id", getattr(b, "attr", None)) for b in n.bases] for n in classes}
+        for node in classes:
             for stmt in node.body:
                 if isinstance(stmt, ast.Assign) and [getattr(t, "id", None) for t in stmt.targets] \
                         == ["__gssl_tags__"]:
                     tags = ast.literal_eval(stmt.value)
                     paths[tags["name"]] = f"{__package__}.{module}:{node.name}"
                     aliases.update(dict.fromkeys(tags.get("aliases", ()), tags["name"]))
-    return paths, aliases
+                    if "ClusterMixin" in _ancestors(node.name, bases):
+                        clusterers.add(tags["name"])
+    return paths, aliases, clusterers
+
+
+def _ancestors(name: str, bases: dict) -> set:
+    """The base class names of ``name``, transitively through the classes of its module."""
+    seen, todo = set(), list(bases.get(name, ()))
+    while todo:
+        b = todo.pop()
+        if b not in seen:
+            seen.add(b)
+            todo.extend(bases.get(b, ()))
+    return seen
 
 
 SOLVERS = _Registry(*_declarations())
@@ -172,6 +202,8 @@ def solver_provenance(name: str) -> dict:
 
     from ..store.hashing import module_source_hash
 
+    if name in SOLVERS and SOLVERS.module_of(name).startswith("gssl."):  # known without importing it
+        return {"origin": "gssl"}
     cls = solver_class(name)
     top = cls.__module__.split(".")[0]
     if top == "gssl":
@@ -230,5 +262,6 @@ def solver_modules(name: str) -> list[str]:
     plugin, its module and what that imports from the plugin's own package or folder, directly
     or not (editing a helper module reruns its jobs, and only those;
     :func:`gssl.store.hashing.plugin_closure`)."""
-    module = _check_name(name).__module__
+    # gssl's own: the module its declaration names (planning imports no solver, nor scikit-learn)
+    module = SOLVERS.module_of(name) if name in SOLVERS else _check_name(name).__module__
     return sorted({*plugin_closure(module), module})

@@ -1,0 +1,161 @@
+"""A passed config check, kept for the next plan of the same config on the same inputs.
+
+``snakemake`` and ``snakemake -n`` plan in a new process each time, and the config check before
+any job imports every solver the config names to check its parameters (scikit-learn and SciPy's
+statistics: about 1.3 s of a 2.7 s dry run). The checked config (defaults filled in) is kept
+under the planning folder (:data:`gssl.pipeline.paths.PLANNING`) and used again when everything
+the check reads is unchanged: the config as given, the working directory, gssl's own sources,
+the installed packages (each site-packages folder's modification time: an install or upgrade
+changes it), ``GSSL_*`` environment variables, the data files' sizes and modification times, and the
+sources of the plugins the config names (a solver, acquisition function or dataset loader of
+one's own, with what it imports from its own folder). A refusal is never kept: the check runs
+again, with its message, until the config passes. Nothing in it is a job's output; deleting it
+is safe.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import sys
+from pathlib import Path
+
+_FORMAT = 1  # of the stored file
+
+
+def load_checked(config: dict, cache_dir) -> tuple[bool, str | None]:
+    """(True, None) when a stored check of this config on these inputs was found: ``config`` is
+    then filled in place with its checked form. Else (False, the key to store the checked config
+    under after the check; None when this config cannot be kept)."""
+    key = verdict_key(config)
+    if key is None:
+        return False, None
+    try:
+        stored = json.loads((Path(cache_dir) / f"config-{key[:24]}.json").read_text())
+    except (OSError, ValueError):
+        return False, key
+    if isinstance(stored, dict) and stored.get("key") == key and isinstance(stored.get("config"), dict):
+        config.clear()
+        config.update(stored["config"])
+        return True, None
+    return False, key
+
+
+def store_checked(config: dict, key: str | None, cache_dir) -> None:
+    """Keep the checked ``config`` under ``key`` (a config that JSON cannot give back as it is,
+    e.g. with non-string keys, is not kept)."""
+    from ..store.h5io import atomic_write_text
+
+    if key is None:
+        return
+    try:
+        text = json.dumps({"key": key, "config": config}, sort_keys=True)
+        if json.loads(text)["config"] != config:
+            return
+        atomic_write_text(Path(cache_dir) / f"config-{key[:24]}.json", text)
+    except (TypeError, ValueError, OSError):  # not JSON, or a read-only results folder
+        pass
+
+
+def verdict_key(config: dict) -> str | None:
+    """The hash of everything the check reads; None when part of it cannot be known without the
+    check itself (a data file or plugin that cannot be found: the check names the problem)."""
+    from ..store.hashing import canonical_json
+
+    try:
+        parts = {"format": _FORMAT, "config": canonical_json(config), "cwd": str(Path.cwd().resolve()),
+                 "gssl": _gssl_sources(), "installed": _import_folders(),
+                 "env": sorted((k, v) for k, v in os.environ.items() if k.startswith("GSSL_")),
+                 "files": _data_files(config), "plugins": _plugin_sources(config)}
+    except (_Unknown, TypeError, ValueError, OSError):
+        return None
+    return hashlib.sha256(canonical_json(parts).encode()).hexdigest()
+
+
+class _Unknown(Exception):
+    """Part of the key cannot be known without the check."""
+
+
+def _gssl_sources() -> str:
+    """sha256 over gssl's own files (the code, the schema, the registries' declarations)."""
+    root = Path(__file__).resolve().parents[1]
+    h = hashlib.sha256()
+    for path in sorted(p for p in root.rglob("*") if p.is_file() and "__pycache__" not in p.parts):
+        h.update(str(path.relative_to(root)).encode() + b"\0" + path.read_bytes() + b"\0")
+    return h.hexdigest()
+
+
+def _import_folders() -> list:
+    """Python's version and each folder of installed distributions on sys.path with its
+    modification time: installing, upgrading or removing one adds or removes entries there."""
+    return [sys.version, *([p, os.stat(p).st_mtime_ns] for p in sys.path
+                           if os.path.basename(p) in ("site-packages", "dist-packages") and os.path.isdir(p))]
+
+
+def _data_files(config: dict) -> list:
+    """Each ``source: file`` dataset's files with their size and modification time."""
+    from ..datasets import FILE_SOURCE
+    from ..datasets.files import FileSource
+
+    out = []
+    for did, entry in sorted((config.get("datasets") or {}).items()):
+        if isinstance(entry, dict) and entry.get("source") == FILE_SOURCE:
+            try:
+                src = FileSource.from_entry(entry, f"datasets.{did}")
+                files = [*src.files, *([src.test] if src.test else [])]
+                out.append([did, [[str(p.resolve()), p.stat().st_size, p.stat().st_mtime_ns] for p in files]])
+            except Exception as exc:  # the check says what is wrong with the entry or the file
+                raise _Unknown(did) from exc
+    return out
+
+
+def _plugin_sources(config: dict) -> list:
+    """The source hash of each plugin the config names (its module and what it imports from its
+    own folder or package): an edit there may change what the check finds."""
+    from ..store.hashing import module_source_hash, plugin_closure
+
+    return [[name, module_source_hash(*plugin_closure(module))] for name, module in sorted(_plugins(config))]
+
+
+def _plugins(config: dict) -> set:
+    """(name, module) of each solver, acquisition function and dataset loader the config names by
+    an import path or an entry point (a name that is neither is gssl's own, or unknown: the check
+    refuses that, and a refusal is not kept)."""
+    named = set()
+    for entry in (config.get("methods") or {}).values():
+        if isinstance(entry, dict):
+            named.add(("gssl.solvers", entry.get("solver")))
+            if isinstance(entry.get("active"), dict):
+                named.add(("gssl.acquisitions", entry["active"].get("acquisition")))
+    for entry in (config.get("datasets") or {}).values():
+        if isinstance(entry, dict):
+            named.add(("gssl.datasets", entry.get("source")))
+    found, others = set(), []
+    for group, name in named:
+        if not isinstance(name, str):
+            raise _Unknown(name)
+        if ":" in name:
+            found.add((name, name.partition(":")[0]))
+        elif not _own(group, name):
+            others.append((group, name))
+    if others:  # one scan of the installed entry points (some 40 ms)
+        from importlib.metadata import entry_points
+
+        eps = entry_points()
+        for group, name in others:
+            found.update((name, ep.module) for ep in eps.select(group=group, name=name))
+    return found
+
+
+def _own(group: str, name: str) -> bool:
+    """Whether ``name`` is surely one of gssl's own names in ``group`` (imports no solver)."""
+    if group == "gssl.solvers":
+        from ..solvers.registry import SOLVERS
+
+        return name in SOLVERS
+    if group == "gssl.datasets":
+        from ..datasets.registry import FILE_SOURCE, REGISTRY
+
+        return name in REGISTRY or name == FILE_SOURCE
+    return False
