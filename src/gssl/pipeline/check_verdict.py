@@ -50,7 +50,7 @@ def store_checked(config: dict, key: str | None, cache_dir) -> None:
     if key is None:
         return
     try:
-        text = json.dumps({"key": key, "config": config}, sort_keys=True)
+        text = json.dumps({"key": key, "config": config})  # in its order: jobs' params print it as it is
         if json.loads(text)["config"] != config:
             return
         atomic_write_text(Path(cache_dir) / f"config-{key[:24]}.json", text)
