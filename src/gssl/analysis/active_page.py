@@ -50,7 +50,9 @@ def job_seconds(cfg: dict, results: Path, experiment: str) -> tuple[float, float
     return wall, cpu, n, draws
 
 
-def page(config_path: Path, results: Path, img_dir: Path, notes: str = "") -> str:
+def page(config_path: Path, results: list[Path], img_dir: Path, notes: str = "") -> str:
+    """The page; ``results``: the run's results folders, the first holding an experiment's
+    table giving it (experiments run into folders of their own)."""
     import yaml
 
     cfg = yaml.safe_load(config_path.read_text())
@@ -72,15 +74,18 @@ def page(config_path: Path, results: Path, img_dir: Path, notes: str = "") -> st
         lines += [notes.strip(), ""]
     for exp in cfg.get("run") or cfg["experiments"]:
         entry = cfg["experiments"][exp]
-        table_path = Path(paths.path(results, paths.TABLES, experiment=exp, suffix=".active_budgets.csv"))
         lines += [f"## {exp}", "", " ".join(entry["description"].split()), ""]
-        if not table_path.exists():
-            lines += ["Not run (no results in the results folder).", ""]
+        tables = [(r, Path(paths.path(r, paths.TABLES, experiment=exp, suffix=".active_budgets.csv")))
+                  for r in results]
+        found = [(r, t) for r, t in tables if t.exists()]
+        if not found:
+            lines += ["Not run (no results in the results folders).", ""]
             continue
-        plot = Path(paths.path(results, paths.PLOT, experiment=exp, plot="active"))
+        results_dir, table_path = found[0]
+        plot = Path(paths.path(results_dir, paths.PLOT, experiment=exp, plot="active"))
         img_dir.mkdir(parents=True, exist_ok=True)
         shutil.copyfile(plot, img_dir / f"active_{exp}.png")
-        wall, cpu, n, draws = job_seconds(cfg, results, exp)
+        wall, cpu, n, draws = job_seconds(cfg, results_dir, exp)
         lines += [f"{n} solve jobs ({draws} draw{'s' if draws > 1 else ''} of one method each): "
                   f"{wall / 60:.1f} min of job wall time, {cpu / 60:.1f} min of CPU time, on two "
                   f"shared cores (`nice -n 10`, OMP_NUM_THREADS=1).", "",
@@ -95,13 +100,15 @@ def page(config_path: Path, results: Path, img_dir: Path, notes: str = "") -> st
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("config", type=Path)
-    ap.add_argument("--results", type=Path, default=Path("results"))
+    ap.add_argument("--results", type=Path, action="append",
+                    help="a results folder of the run (repeatable: the first holding an experiment's "
+                         "table wins; default: results)")
     ap.add_argument("--out", type=Path, default=Path("docs/active_learning.md"))
     ap.add_argument("--notes", type=Path, default=None,
                     help="hand-written Markdown placed after the introduction (what ran, what did not)")
     args = ap.parse_args(argv)
     notes = args.notes.read_text() if args.notes else ""
-    args.out.write_text(page(args.config, args.results, args.out.parent / "img", notes))
+    args.out.write_text(page(args.config, args.results or [Path("results")], args.out.parent / "img", notes))
     print(f"wrote {args.out}")
     return 0
 
