@@ -82,6 +82,13 @@ def _config(path, results, protocol=None):
             "experiments": {"e": {"datasets": ["mine"], "preprocessing": ["raw"], "graphs": ["knn"],
                                   "methods": ["poisson"], "protocols": ["p"]}}}
 
+def _with_spreading(cfg):
+    """The config with label_spreading beside poisson (its cell parameter is filled by the check)."""
+    cfg["methods"]["spreading"] = {"solver": "label_spreading"}
+    cfg["experiments"]["e"]["methods"].append("spreading")
+    return cfg
+
+
 
 def test_the_workflow_s_config_check_reads_an_unchanged_file_once_and_still_refuses_what_it_would(
         tmp_path, monkeypatch, fresh_process):
@@ -151,24 +158,25 @@ def test_a_passed_check_is_kept_and_replayed_until_the_config_or_an_input_change
 
     path = _write(tmp_path / "d.csv", ["a", "b"] * 5)
     results = tmp_path / "results"
-    checked = validate_config(_config(path, results), planning_cache=True)
+    checked = validate_config(_with_spreading(_config(path, results)), planning_cache=True)
     assert len(list((results / "planning").glob("config-*.json"))) == 1
+    assert checked["methods"]["spreading"]["params"] == {"graph": "given"}  # the cell's, filled in
 
     def no_check(*args, **kwargs):
         raise AssertionError("checked again")
 
     with monkeypatch.context() as m:
         m.setattr(config_module, "check_schema", no_check)
-        replayed = validate_config(_config(path, results), planning_cache=True)
+        replayed = validate_config(_with_spreading(_config(path, results)), planning_cache=True)
         # in the same order too: a job's params print the entries as they are
         assert json.dumps(replayed) == json.dumps(checked)
-        changed = _config(path, results)
+        changed = _with_spreading(_config(path, results))
         changed["methods"]["poisson"]["params"] = {"tol": 1e-3}
         with pytest.raises(AssertionError, match="checked again"):
             validate_config(changed, planning_cache=True)
         os.utime(path, ns=(path.stat().st_atime_ns, path.stat().st_mtime_ns + 10**9))
         with pytest.raises(AssertionError, match="checked again"):
-            validate_config(_config(path, results), planning_cache=True)
+            validate_config(_with_spreading(_config(path, results)), planning_cache=True)
     refused = _config(path, results, {"kind": "labels_per_class", "n": 9, "repeats": 2})
     for _ in range(2):
         with pytest.raises(ConfigError, match="labels_per_class n=9"):
@@ -213,3 +221,32 @@ def test_a_plan_of_a_checked_config_imports_neither_scikit_learn_nor_a_solver(tm
     second = subprocess.run(run, capture_output=True, text=True, check=True, cwd=tmp_path).stdout.split(" ", 1)
     assert first[0] == second[0] == "error_unlabeled"  # not all clusterers: the classifiers' headline
     assert "sklearn" in first[1] and eval(second[1]) == [], second
+
+
+def test_a_plugin_that_cannot_be_imported_is_still_refused_by_name(tmp_path, fresh_process):
+    """No key can be made for a plugin whose module is missing or broken: the check runs and
+    says what is wrong, as without the kept check."""
+    (tmp_path / "broken_plug.py").write_text("class M(:\n")
+    cfg = _config(_write(tmp_path / "d.csv", ["a", "b"] * 5), tmp_path / "results")
+    import sys
+
+    sys.path.insert(0, str(tmp_path))
+    try:
+        for solver, match in (("no_such_module_x:M", "cannot be imported"), ("broken_plug:M", "SyntaxError")):
+            cfg["methods"]["poisson"]["solver"] = solver
+            with pytest.raises(ConfigError, match=match):
+                validate_config(json.loads(json.dumps(cfg)), planning_cache=True)
+    finally:
+        sys.path.remove(str(tmp_path))
+        sys.modules.pop("broken_plug", None)
+
+
+def test_the_key_sees_the_config_s_order(tmp_path):
+    """The replayed config is the stored one, order included (a grid's points follow its keys):
+    a config in another order is another key."""
+    from gssl.pipeline.check_verdict import verdict_key
+
+    cfg = _with_spreading(_config(_write(tmp_path / "d.csv", ["a", "b"] * 5), tmp_path / "results"))
+    reordered = json.loads(json.dumps(cfg))
+    reordered["methods"] = dict(reversed(list(cfg["methods"].items())))
+    assert None is not verdict_key(cfg) != verdict_key(reordered)

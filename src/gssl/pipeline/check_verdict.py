@@ -60,17 +60,19 @@ def store_checked(config: dict, key: str | None, cache_dir) -> None:
 
 def verdict_key(config: dict) -> str | None:
     """The hash of everything the check reads; None when part of it cannot be known without the
-    check itself (a data file or plugin that cannot be found: the check names the problem)."""
-    from ..store.hashing import canonical_json
-
+    check itself (a data file or plugin that cannot be found or read: the check names the
+    problem)."""
     try:
-        parts = {"format": _FORMAT, "config": canonical_json(config), "cwd": str(Path.cwd().resolve()),
+        parts = {"format": _FORMAT, "cwd": str(Path.cwd().resolve()),
+                 # in its order: the replayed config is the stored one, and order is seen (a job's
+                 # params print the entries as they are; a grid's points follow its keys)
+                 "config": json.dumps(config, separators=(",", ":")),
                  "gssl": _gssl_sources(), "installed": _import_folders(),
                  "env": sorted((k, v) for k, v in os.environ.items() if k.startswith("GSSL_")),
                  "files": _data_files(config), "plugins": _plugin_sources(config)}
-    except (_Unknown, TypeError, ValueError, OSError):
+        return hashlib.sha256(json.dumps(parts, sort_keys=True).encode()).hexdigest()
+    except Exception:  # anything unreadable or unimportable: checked every time, the check says what
         return None
-    return hashlib.sha256(canonical_json(parts).encode()).hexdigest()
 
 
 class _Unknown(Exception):
@@ -87,10 +89,12 @@ def _gssl_sources() -> str:
 
 
 def _import_folders() -> list:
-    """Python's version and each folder of installed distributions on sys.path with its
-    modification time: installing, upgrading or removing one adds or removes entries there."""
-    return [sys.version, *([p, os.stat(p).st_mtime_ns] for p in sys.path
-                           if os.path.basename(p) in ("site-packages", "dist-packages") and os.path.isdir(p))]
+    """Python's version, the import path, and the modification time of each folder of installed
+    distributions and each ``PYTHONPATH`` folder: installing, upgrading or removing a
+    distribution (or a plugin's dist-info) adds or removes entries there."""
+    watched = {p for p in sys.path if os.path.basename(p) in ("site-packages", "dist-packages")}
+    watched |= {p for p in os.environ.get("PYTHONPATH", "").split(os.pathsep) if p}
+    return [sys.version, sys.path, *([p, os.stat(p).st_mtime_ns] for p in sorted(watched) if os.path.isdir(p))]
 
 
 def _data_files(config: dict) -> list:
@@ -103,8 +107,7 @@ def _data_files(config: dict) -> list:
         if isinstance(entry, dict) and entry.get("source") == FILE_SOURCE:
             try:
                 src = FileSource.from_entry(entry, f"datasets.{did}")
-                files = [*src.files, *([src.test] if src.test else [])]
-                out.append([did, [[str(p.resolve()), p.stat().st_size, p.stat().st_mtime_ns] for p in files]])
+                out.append([did, [[str(p.resolve()), p.stat().st_size, p.stat().st_mtime_ns] for p in src.files]])
             except Exception as exc:  # the check says what is wrong with the entry or the file
                 raise _Unknown(did) from exc
     return out
@@ -135,9 +138,12 @@ def _plugins(config: dict) -> set:
     for group, name in named:
         if not isinstance(name, str):
             raise _Unknown(name)
+        own = None if ":" in name else _own(group, name)
         if ":" in name:
             found.add((name, name.partition(":")[0]))
-        elif not _own(group, name):
+        elif own:
+            found.add((name, own))
+        elif own is None:
             others.append((group, name))
     if others:  # one scan of the installed entry points (some 40 ms)
         from importlib.metadata import entry_points
@@ -148,14 +154,24 @@ def _plugins(config: dict) -> set:
     return found
 
 
-def _own(group: str, name: str) -> bool:
-    """Whether ``name`` is surely one of gssl's own names in ``group`` (imports no solver)."""
+def _own(group: str, name: str) -> str | None:
+    """"" when ``name`` is one of gssl's own in ``group``; the module of a class or loader
+    registered under a gssl name at run time (``register()``), whose source is then hashed; None
+    when it is neither (imports no solver)."""
     if group == "gssl.solvers":
         from ..solvers.registry import SOLVERS
 
-        return name in SOLVERS
-    if group == "gssl.datasets":
+        if name not in SOLVERS:
+            return None
+        module = SOLVERS.module_of(name)
+    elif group == "gssl.datasets":
         from ..datasets.registry import FILE_SOURCE, REGISTRY
 
-        return name in REGISTRY or name == FILE_SOURCE
-    return False
+        if name == FILE_SOURCE:
+            return ""
+        if name not in REGISTRY:
+            return None
+        module = getattr(REGISTRY[name].loader, "__module__", None) or ""
+    else:
+        return None
+    return "" if module.startswith("gssl.") else module

@@ -75,7 +75,7 @@ def _declarations() -> tuple[dict[str, str], dict[str, str], set[str]]:
     """Every class in gssl.solvers' modules that declares ``__gssl_tags__ = {...}``
     (:mod:`gssl.solvers.tags`), read from the sources without importing them: name ->
     "module:Class", alias -> name, and the names whose class has ``ClusterMixin`` among its bases
-    in its module (tests/test_solver_registry.py checks it against scikit-learn's
+    in its module (tests/test_solvers.py checks it against scikit-learn's
     ``is_clusterer``). Modules in alphabetical order, classes in source order."""
     import ast
     import pkgutil
