@@ -55,7 +55,10 @@ def config(csv: Path, results: Path, tol: float) -> dict:
 
 
 def timed(cmd: list[str], cwd: Path) -> tuple[float, float]:
-    """(wall seconds, peak resident MB) of one run, which must succeed."""
+    """(wall seconds, peak resident MB) of one run, which must succeed (peak memory: GNU time)."""
+    if not Path("/usr/bin/time").exists():
+        raise SystemExit("planning_time.py reads each run's peak memory with GNU time: install it "
+                         "(Debian/Ubuntu: apt install time)")
     t0 = time.perf_counter()
     proc = subprocess.run(["/usr/bin/time", "-f", "%M", *cmd], cwd=cwd, capture_output=True, text=True)
     wall = time.perf_counter() - t0
