@@ -60,7 +60,7 @@ def timed(cmd: list[str], cwd: Path) -> tuple[float, float]:
         raise SystemExit("planning_time.py reads each run's peak memory with GNU time: install it "
                          "(Debian/Ubuntu: apt install time)")
     t0 = time.perf_counter()
-    proc = subprocess.run(["/usr/bin/time", "-f", "%M", *cmd], cwd=cwd, capture_output=True, text=True)
+    proc = subprocess.run(["/usr/bin/time", "-f", "%M", *cmd], cwd=cwd, capture_output=True, text=True, check=False)
     wall = time.perf_counter() - t0
     if proc.returncode:
         raise RuntimeError(f"{' '.join(cmd)} failed:\n{proc.stderr[-2000:]}")

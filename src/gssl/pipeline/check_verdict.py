@@ -71,7 +71,7 @@ def verdict_key(config: dict) -> str | None:
                  "env": sorted((k, v) for k, v in os.environ.items() if k.startswith("GSSL_")),
                  "files": _data_files(config), "plugins": _plugin_sources(config)}
         return hashlib.sha256(json.dumps(parts, sort_keys=True).encode()).hexdigest()
-    except Exception:  # anything unreadable or unimportable: checked every time, the check says what
+    except Exception:  # noqa: BLE001 -- anything unreadable or unimportable: checked every time, the check says what
         return None
 
 
