@@ -4,13 +4,13 @@
 any job imports every solver the config names to check its parameters (scikit-learn and SciPy's
 statistics: about 1.3 s of a 2.7 s dry run). The checked config (defaults filled in) is kept
 under the planning folder (:data:`gssl.pipeline.paths.PLANNING`) and used again when everything
-the check reads is unchanged: the config as given, the working directory, gssl's own sources,
-the installed packages (each site-packages folder's modification time: an install or upgrade
-changes it), ``GSSL_*`` environment variables, the data files' sizes and modification times, and the
-sources of the plugins the config names (a solver, acquisition function or dataset loader of
-one's own, with what it imports from its own folder). A refusal is never kept: the check runs
-again, with its message, until the config passes. Nothing in it is a job's output; deleting it
-is safe.
+the check reads is unchanged: the config as given (in its order), the working directory, gssl's
+own sources, Python, the import path and the installed packages (the modification time of each
+site-packages and PYTHONPATH folder: an install or upgrade changes it), ``GSSL_*`` environment
+variables, the data files' sizes and modification times, and the sources of the plugins the
+config names (a solver, acquisition function or dataset loader of one's own, with what it
+imports from its own folder). A refusal is never kept: the check runs again, with its message,
+until the config passes. Nothing in it is a job's output; deleting it is safe.
 """
 
 from __future__ import annotations
@@ -71,7 +71,7 @@ def verdict_key(config: dict) -> str | None:
                  "env": sorted((k, v) for k, v in os.environ.items() if k.startswith("GSSL_")),
                  "files": _data_files(config), "plugins": _plugin_sources(config)}
         return hashlib.sha256(json.dumps(parts, sort_keys=True).encode()).hexdigest()
-    except Exception:  # noqa: BLE001 -- anything unreadable or unimportable: checked every time, the check says what
+    except Exception:  # noqa: BLE001 -- anything unreadable or unimportable: no key, the check says what
         return None
 
 
