@@ -79,13 +79,12 @@ class _Unknown(Exception):
     """Part of the key cannot be known without the check."""
 
 
-def _gssl_sources() -> str:
-    """sha256 over gssl's own files (the code, the schema, the registries' declarations)."""
-    root = Path(__file__).resolve().parents[1]
-    h = hashlib.sha256()
-    for path in sorted(p for p in root.rglob("*") if p.is_file() and "__pycache__" not in p.parts):
-        h.update(str(path.relative_to(root)).encode() + b"\0" + path.read_bytes() + b"\0")
-    return h.hexdigest()
+def _gssl_sources() -> list[str]:
+    """gssl's code (every module, the registries' declarations among them) and its config schema."""
+    from ..store.hashing import module_source_hash
+    from .schema import schema_text
+
+    return [module_source_hash("gssl", length=64), hashlib.sha256(schema_text().encode()).hexdigest()]
 
 
 def _import_folders() -> list:

@@ -39,11 +39,7 @@ class _Registry(MutableMapping):
 
     def is_clusterer(self, name: str) -> bool:
         """Whether the class ``name`` stands for is a clusterer (scikit-learn's ``ClusterMixin``
-        among its bases), known for gssl's own from their sources (imports nothing)."""
-        if name in self._classes:
-            from sklearn.base import is_clusterer
-
-            return bool(is_clusterer(self._classes[name]()))
+        among its bases): for gssl's own read from their sources (imports nothing)."""
         return self._aliases.get(name, name) in self._clusterers
 
     def module_of(self, name: str) -> str:
@@ -51,12 +47,16 @@ class _Registry(MutableMapping):
         return self._paths[name].partition(":")[0]
 
     def __setitem__(self, name: str, cls) -> None:
+        from sklearn.base import ClusterMixin  # a class registered at run time: asked, not read
+
         self._paths[name], self._classes[name] = f"{cls.__module__}:{cls.__qualname__}", cls
+        (self._clusterers.add if issubclass(cls, ClusterMixin) else self._clusterers.discard)(name)
 
     def __delitem__(self, name: str) -> None:
         del self._paths[name]
         self._aliases.pop(name, None)
         self._classes.pop(name, None)
+        self._clusterers.discard(name)
 
     def __contains__(self, name) -> bool:  # a name test imports nothing
         return name in self._paths
@@ -202,12 +202,10 @@ def solver_provenance(name: str) -> dict:
 
     from ..store.hashing import module_source_hash
 
-    if name in SOLVERS and SOLVERS.module_of(name).startswith("gssl."):  # known without importing it
+    if _defining_module(name).split(".")[0] == "gssl":
         return {"origin": "gssl"}
     cls = solver_class(name)
     top = cls.__module__.split(".")[0]
-    if top == "gssl":
-        return {"origin": "gssl"}
     out = {"origin": f"{cls.__module__}:{cls.__qualname__}"}
     ep = plugin_solvers().get(name)
     dists = [ep.dist.name] if ep is not None and ep.dist is not None else packages_distributions().get(top)
@@ -262,6 +260,11 @@ def solver_modules(name: str) -> list[str]:
     plugin, its module and what that imports from the plugin's own package or folder, directly
     or not (editing a helper module reruns its jobs, and only those;
     :func:`gssl.store.hashing.plugin_closure`)."""
-    # gssl's own: the module its declaration names (planning imports no solver, nor scikit-learn)
-    module = SOLVERS.module_of(name) if name in SOLVERS else _check_name(name).__module__
+    module = _defining_module(name)
     return sorted({*plugin_closure(module), module})
+
+
+def _defining_module(name: str) -> str:
+    """The module defining the solver's class: for a registered name the one its declaration names
+    (planning imports no solver, nor scikit-learn); for a plugin its class's, imported."""
+    return SOLVERS.module_of(name) if name in SOLVERS else _check_name(name).__module__
