@@ -75,13 +75,13 @@ def page(config_path: Path, results: list[Path], img_dir: Path, notes: str = "")
     for exp in cfg.get("run") or cfg["experiments"]:
         entry = cfg["experiments"][exp]
         lines += [f"## {exp}", "", " ".join(entry["description"].split()), ""]
-        tables = [(r, Path(paths.path(r, paths.TABLES, experiment=exp, suffix=".active_budgets.csv")))
-                  for r in results]
-        found = [(r, t) for r, t in tables if t.exists()]
-        if not found:
+        hit = next(((r, t) for r in results
+                    if (t := Path(paths.path(r, paths.TABLES, experiment=exp, suffix=".active_budgets.csv"))).exists()),
+                   None)
+        if hit is None:
             lines += ["Not run (no results in the results folders).", ""]
             continue
-        results_dir, table_path = found[0]
+        results_dir, table_path = hit
         plot = Path(paths.path(results_dir, paths.PLOT, experiment=exp, plot="active"))
         img_dir.mkdir(parents=True, exist_ok=True)
         shutil.copyfile(plot, img_dir / f"active_{exp}.png")

@@ -47,7 +47,8 @@ class _Registry(MutableMapping):
         return self._paths[name].partition(":")[0]
 
     def __setitem__(self, name: str, cls) -> None:
-        from sklearn.base import ClusterMixin  # a class registered at run time: asked, not read
+        # a class registered at run time: asked, not read from its source
+        from sklearn.base import ClusterMixin
 
         self._paths[name], self._classes[name] = f"{cls.__module__}:{cls.__qualname__}", cls
         (self._clusterers.add if issubclass(cls, ClusterMixin) else self._clusterers.discard)(name)
